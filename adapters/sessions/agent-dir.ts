@@ -1,0 +1,17 @@
+/**
+ * pi's agent dir (`PI_CODING_AGENT_DIR` with `~` expanded, else `~/.pi/agent`) and its `sessions/` folder,
+ * resolved the way pi's `getAgentDir()` does. The environment is read here and only here.
+ */
+import os from "node:os";
+import path from "node:path";
+import { expandHome } from "../sqlite/data-dir.ts";
+
+export function resolveAgentDir(env: NodeJS.ProcessEnv = process.env, home: string = os.homedir()): string {
+  const fromEnv = env["PI_CODING_AGENT_DIR"]?.trim();
+  if (fromEnv) return path.resolve(expandHome(fromEnv, home));
+  return path.join(home, ".pi", "agent");
+}
+
+export function sessionsDirOf(agentDir: string): string {
+  return path.join(agentDir, "sessions");
+}

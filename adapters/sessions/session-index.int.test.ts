@@ -1,0 +1,223 @@
+import fs from "node:fs";
+import path from "node:path";
+import { firstValueFrom, type Observable } from "rxjs";
+import { filter, take, timeout, toArray } from "rxjs/operators";
+import { afterEach, describe, expect, it } from "vitest";
+import type { SessionSummary } from "../../domain/session-summary.ts";
+import type { SessionTreeState } from "../../domain/session-tree.ts";
+import { sessionTreeProjection } from "../../projections/session-tree.projection.ts";
+import { headerLine, sessionText, tempDir, userLine } from "../session-files/session-lines.fixture.ts";
+import { openLeylineDatabase, type LeylineDatabaseHandle } from "../sqlite/database.ts";
+import { resolveAgentDir } from "./agent-dir.ts";
+import { createPiSessionIndex, SESSION_INDEX_SCOPE } from "./pi-session-index.ts";
+import type { SessionIndex, SessionListEvent } from "./session-index.ts";
+
+const FIXTURES = "/work/shared/fixtures/pi-sessions";
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+interface Setup {
+  agentDir: string;
+  sessions: string;
+  project: string;
+  dataDir: string;
+}
+
+function setup(): Setup {
+  const root = tempDir("index");
+  const agentDir = path.join(root, "agent");
+  const sessions = path.join(agentDir, "sessions");
+  const project = path.join(sessions, "--work-project--");
+  fs.mkdirSync(project, { recursive: true });
+  return { agentDir, sessions, project, dataDir: path.join(root, "data") };
+}
+
+async function open(s: Setup, watch = true): Promise<{ index: SessionIndex<SessionSummary>; db: LeylineDatabaseHandle }> {
+  const db = await openLeylineDatabase({ dataDir: s.dataDir });
+  const index = createPiSessionIndex({
+    db: db.db,
+    agentDir: s.agentDir,
+    tailProjections: [sessionTreeProjection],
+    watch,
+    coalesceMs: 10,
+    onError: (error) => {
+      throw error;
+    },
+  });
+  let closed = false;
+  const close = async (): Promise<void> => {
+    if (closed) return;
+    closed = true;
+    await index.close();
+    await db.close();
+  };
+  cleanups.push(close);
+  await index.ready;
+  return { index, db };
+}
+
+/** The first event matching `predicate`, failing the test after 5 s. */
+function next<T>(source: Observable<T>, predicate: (value: T) => boolean): Promise<T> {
+  return firstValueFrom(source.pipe(filter(predicate), timeout(5000)));
+}
+
+type Changed = Extract<SessionListEvent<SessionSummary>, { type: "changed" }>;
+const isChanged = (e: SessionListEvent<SessionSummary>): e is Changed => e.type === "changed";
+
+describe("resolveAgentDir", () => {
+  it("uses PI_CODING_AGENT_DIR with ~ expanded, else ~/.pi/agent", () => {
+    expect(resolveAgentDir({ PI_CODING_AGENT_DIR: "~/pi" }, "/home/u")).toBe("/home/u/pi");
+    expect(resolveAgentDir({}, "/home/u")).toBe("/home/u/.pi/agent");
+  });
+});
+
+describe("session index", () => {
+  it("indexes every *.jsonl at any depth, counting non-session files without listing them", async () => {
+    const s = setup();
+    fs.copyFileSync(path.join(FIXTURES, "v1-large-session.jsonl"), path.join(s.project, "a.jsonl"));
+    fs.writeFileSync(path.join(s.project, "b.jsonl"), sessionText("bbbb-0001", 2));
+    fs.mkdirSync(path.join(s.sessions, "nested", "deeper"), { recursive: true });
+    fs.writeFileSync(path.join(s.sessions, "nested", "deeper", "c.jsonl"), sessionText("cccc-0001", 1));
+    fs.writeFileSync(path.join(s.project, "notes.jsonl"), '{"not":"a session"}\n');
+    fs.writeFileSync(path.join(s.project, "empty.jsonl"), "");
+    fs.writeFileSync(path.join(s.project, "readme.txt"), "ignored");
+    const { index } = await open(s);
+    expect(index.status()).toEqual({ filesOnDisk: 5, indexed: 3, invalid: 2, ready: true });
+    const list = index.list();
+    expect(list.map((x) => path.basename(x.path)).sort()).toEqual(["a.jsonl", "b.jsonl", "c.jsonl"]);
+    expect(list.find((x) => x.id === "d703a1a9-1b7b-4fb1-b512-c9738b1fe617")?.messageCount).toBeGreaterThan(100);
+    const modified = list.map((x) => x.modified ?? "");
+    expect(modified).toEqual([...modified].sort().reverse());
+
+    const snapshot = await next(index.sessions$, () => true);
+    expect(snapshot).toMatchObject({ type: "snapshot", status: { indexed: 3 } });
+    expect(snapshot.type === "snapshot" && snapshot.sessions).toEqual(list);
+  });
+
+  it("picks up a new file, an append, a new subfolder and a delete through the watcher", async () => {
+    const s = setup();
+    fs.writeFileSync(path.join(s.project, "old.jsonl"), sessionText("0ld0-0001", 1));
+    const { index } = await open(s);
+    const events = index.sessions$;
+
+    const created = next(events, isChanged);
+    const file = path.join(s.project, "new.jsonl");
+    fs.writeFileSync(file, headerLine("nnnn-0001") + userLine("first question", null, "n0000001"));
+    const added = (await created) as Changed;
+    expect(added.upserted).toMatchObject([{ id: "nnnn-0001", path: file, messageCount: 1, firstMessage: "first question" }]);
+    expect(added.status).toMatchObject({ filesOnDisk: 2, indexed: 2 });
+
+    const appendedEvent = next(events, (e) => isChanged(e) && e.upserted.some((x) => x.messageCount === 2));
+    fs.appendFileSync(file, userLine("second", "n0000001", "n0000002"));
+    expect(((await appendedEvent) as Changed).upserted).toHaveLength(1);
+    expect(index.get(file)?.messageCount).toBe(2);
+
+    const inFolder = next(events, (e) => isChanged(e) && e.upserted.some((x) => x.id === "ffff-0001"));
+    const folder = path.join(s.sessions, "--new-project--");
+    fs.mkdirSync(folder);
+    fs.writeFileSync(path.join(folder, "f.jsonl"), sessionText("ffff-0001", 1));
+    await inFolder;
+    const appendInFolder = next(events, (e) => isChanged(e) && e.upserted.some((x) => x.id === "ffff-0001" && x.messageCount === 2));
+    fs.appendFileSync(path.join(folder, "f.jsonl"), userLine("again", "ffff0000", "f0000002"));
+    await appendInFolder;
+
+    const removed = next(events, (e) => isChanged(e) && e.removed.includes(file));
+    fs.rmSync(file);
+    expect(((await removed) as Changed).status).toMatchObject({ filesOnDisk: 2, indexed: 2 });
+    expect(index.get(file)).toBeNull();
+
+    const folderGone = next(events, (e) => isChanged(e) && e.removed.includes(path.join(folder, "f.jsonl")));
+    fs.rmSync(folder, { recursive: true });
+    await folderGone;
+    expect(index.list().map((x) => x.id)).toEqual(["0ld0-0001"]);
+    await index.idle();
+    const reader = await openLeylineDatabase({ dataDir: s.dataDir });
+    const rows = await reader.db
+      .selectFrom("projection_checkpoints")
+      .select("path")
+      .where("scope", "=", SESSION_INDEX_SCOPE)
+      .execute();
+    await reader.close();
+    expect(rows.map((r) => path.basename(r.path))).toEqual(["old.jsonl"]);
+  });
+
+  it("counts a new non-session file on rescan, and lists it once it becomes a session", async () => {
+    const s = setup();
+    const { index } = await open(s, false);
+    const file = path.join(s.project, "late.jsonl");
+    fs.writeFileSync(file, '{"type":"sess'); // torn header
+    await index.rescan();
+    expect(index.status()).toEqual({ filesOnDisk: 1, indexed: 0, invalid: 1, ready: true });
+    fs.writeFileSync(file, headerLine("llll-0001"));
+    await index.touch([file]);
+    expect(index.status()).toEqual({ filesOnDisk: 1, indexed: 1, invalid: 0, ready: true });
+  });
+
+  it("restarts warm from checkpoints with the same list, forgetting files deleted meanwhile", async () => {
+    const s = setup();
+    for (const name of ["v1-large-session.jsonl", "v1-before-compaction.jsonl"]) {
+      fs.copyFileSync(path.join(FIXTURES, name), path.join(s.project, name));
+    }
+    fs.writeFileSync(path.join(s.project, "x.jsonl"), sessionText("xxxx-0001", 3));
+    const cold = await open(s, false);
+    const coldList = cold.index.list();
+    await cleanups.pop()?.();
+
+    fs.rmSync(path.join(s.project, "x.jsonl"));
+    fs.appendFileSync(path.join(s.project, "v1-large-session.jsonl"), userLine("added later", null, "zzzz0001"));
+    const warm = await open(s, false);
+    const warmList = warm.index.list();
+    await cleanups.pop()?.();
+
+    fs.rmSync(s.dataDir, { recursive: true });
+    const fresh = await open(s, false);
+    expect(fresh.index.list()).toEqual(warmList);
+    expect(warmList).toHaveLength(2);
+    const large = warmList.find((x) => x.path.endsWith("v1-large-session.jsonl"));
+    const before = coldList.find((x) => x.path.endsWith("v1-large-session.jsonl"));
+    expect(large?.messageCount).toBe((before?.messageCount ?? 0) + 1);
+  });
+
+  it("streams the in-memory projections of an opened session and refreshes them on change", async () => {
+    const s = setup();
+    const file = path.join(s.project, "open.jsonl");
+    fs.writeFileSync(file, sessionText("oooo-0001", 2));
+    const { index } = await open(s);
+    const session$ = index.session$(file);
+    const first = await next(session$, (x) => x.exists);
+    expect((first.states["session-tree"] as SessionTreeState).order).toEqual(["oooo0000", "oooo0001"]);
+
+    const updated = next(session$, (x) => (x.states["session-tree"] as SessionTreeState).order.length === 3);
+    fs.appendFileSync(file, userLine("three", "oooo0001", "oooo0002"));
+    const after = await updated;
+    expect((after.states["session-tree"] as SessionTreeState).leafId).toBe("oooo0002");
+    expect(after.stats).toMatchObject({ isSession: true, sessionId: "oooo-0001", lines: 4, malformed: 0 });
+  });
+
+  it("close() releases every watcher and completes the streams", async () => {
+    const s = setup();
+    fs.mkdirSync(path.join(s.sessions, "a", "b"), { recursive: true });
+    const { index } = await open(s);
+    expect(index.watchedFolders()).toBe(4); // sessions, project, a, a/b
+    const all = firstValueFrom(index.sessions$.pipe(toArray(), timeout(5000)));
+    const tail = firstValueFrom(index.session$(path.join(s.project, "missing.jsonl")).pipe(take(5), toArray(), timeout(5000)));
+    await index.close();
+    expect(index.watchedFolders()).toBe(0);
+    expect((await all).map((e) => e.type)).toEqual(["snapshot"]);
+    expect((await tail).length).toBeLessThanOrEqual(1);
+  });
+
+  it("waits for a sessions folder that does not exist yet", async () => {
+    const s = setup();
+    fs.rmSync(s.sessions, { recursive: true });
+    const { index } = await open(s);
+    expect(index.status()).toEqual({ filesOnDisk: 0, indexed: 0, invalid: 0, ready: true });
+    const created = next(index.sessions$, (e) => isChanged(e) && e.upserted.length === 1);
+    fs.mkdirSync(s.project, { recursive: true });
+    fs.writeFileSync(path.join(s.project, "first.jsonl"), sessionText("1st0-0001", 1));
+    expect(((await created) as Changed).upserted[0]?.id).toBe("1st0-0001");
+  });
+});

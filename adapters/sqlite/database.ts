@@ -1,0 +1,87 @@
+/**
+ * Opens leyline.sqlite: better-sqlite3 in WAL mode, a Kysely instance over it, migrations run before it is
+ * returned. A file SQLite cannot read (not a database, corrupt) does not stop start-up: it is moved aside
+ * (kept for inspection) and a fresh database is created.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import Database from "better-sqlite3";
+import { Kysely, Migrator, SqliteDialect } from "kysely";
+import { LEYLINE_DATABASE_FILE } from "./data-dir.ts";
+import type { LeylineDatabase } from "./leyline-database.ts";
+import { LEYLINE_SCHEMA_VERSION, leylineMigrationProvider } from "./leyline-migrations.ts";
+
+export interface OpenDatabaseOptions {
+  /** Leyline's data dir (see `resolveDataDir`); created if missing. */
+  readonly dataDir: string;
+  /** Defaults to `leyline.sqlite`. */
+  readonly fileName?: string;
+}
+
+export interface LeylineDatabaseHandle {
+  readonly db: Kysely<LeylineDatabase>;
+  readonly file: string;
+  /** Where an unreadable previous file was moved, or null when the file opened as it was. */
+  readonly movedAside: string | null;
+  close(): Promise<void>;
+}
+
+export async function openLeylineDatabase(options: OpenDatabaseOptions): Promise<LeylineDatabaseHandle> {
+  fs.mkdirSync(options.dataDir, { recursive: true });
+  const file = path.join(options.dataDir, options.fileName ?? LEYLINE_DATABASE_FILE);
+  try {
+    return handle(await openAndMigrate(file), file, null);
+  } catch (error) {
+    if (!isUnreadableDatabaseError(error)) throw error;
+    const movedAside = moveAside(file);
+    return handle(await openAndMigrate(file), file, movedAside);
+  }
+}
+
+function handle(db: Kysely<LeylineDatabase>, file: string, movedAside: string | null): LeylineDatabaseHandle {
+  return { db, file, movedAside, close: () => db.destroy() };
+}
+
+async function openAndMigrate(file: string): Promise<Kysely<LeylineDatabase>> {
+  const sqlite = new Database(file);
+  let db: Kysely<LeylineDatabase> | null = null;
+  try {
+    sqlite.pragma("journal_mode = WAL");
+    sqlite.pragma("synchronous = NORMAL");
+    sqlite.pragma("busy_timeout = 5000");
+    db = new Kysely<LeylineDatabase>({ dialect: new SqliteDialect({ database: sqlite }) });
+    // Fast path for the common restart: `user_version` records how many migrations ran, so an up-to-date file
+    // skips the Migrator's bookkeeping queries (several milliseconds of a warm start). Any other value runs it.
+    const applied = sqlite.pragma("user_version", { simple: true });
+    if (applied !== LEYLINE_SCHEMA_VERSION) {
+      const { error } = await new Migrator({ db, provider: leylineMigrationProvider }).migrateToLatest();
+      if (error !== undefined) throw error;
+      sqlite.pragma(`user_version = ${LEYLINE_SCHEMA_VERSION}`);
+    }
+    return db;
+  } catch (error) {
+    if (db !== null) await db.destroy().catch(() => undefined);
+    else sqlite.close();
+    throw error;
+  }
+}
+
+/** SQLite's own verdict that the file is not a (sound) database; other errors (permissions, disk full) propagate. */
+export function isUnreadableDatabaseError(error: unknown): boolean {
+  if (typeof error !== "object" || error === null || !("code" in error)) return false;
+  const code = (error as { code: unknown }).code;
+  return typeof code === "string" && (code === "SQLITE_NOTADB" || code.startsWith("SQLITE_CORRUPT"));
+}
+
+function moveAside(file: string): string {
+  const aside = `${file}.unreadable-${Date.now()}`;
+  fs.renameSync(file, aside);
+  for (const suffix of ["-wal", "-shm"]) {
+    try {
+      fs.renameSync(file + suffix, aside + suffix);
+    } catch {
+      // absent: nothing to move
+    }
+  }
+  return aside;
+}

@@ -1,0 +1,9 @@
+/**
+ * The schema of leyline.sqlite as Kysely sees it: one property per table, each typed by its `*.table.ts`.
+ * Add a table here when its migration lands.
+ */
+import type { ProjectionCheckpointTable } from "../projections/projection-checkpoint.table.ts";
+
+export interface LeylineDatabase {
+  projection_checkpoints: ProjectionCheckpointTable;
+}

@@ -1,0 +1,17 @@
+/**
+ * The migrations of leyline.sqlite, imported explicitly (no directory scanning: bundlers and tests see every
+ * module, and a stray file in migrations/ cannot run by accident). Keys sort in run order.
+ */
+import type { Migration, MigrationProvider } from "kysely";
+import * as m0001 from "../../migrations/0001-projection-checkpoints.ts";
+
+export const leylineMigrations: Readonly<Record<string, Migration>> = {
+  "0001-projection-checkpoints": m0001,
+};
+
+export const leylineMigrationProvider: MigrationProvider = {
+  getMigrations: () => Promise.resolve({ ...leylineMigrations }),
+};
+
+/** Number of migrations: stored in `PRAGMA user_version` once they all ran (see database.ts). */
+export const LEYLINE_SCHEMA_VERSION = Object.keys(leylineMigrations).length;

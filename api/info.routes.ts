@@ -1,0 +1,75 @@
+/**
+ * GET /api/pi/info: the backend identity the client checks before it selects a backend (spec: "Backend
+ * information"). The client rejects a backend whose `name` or `apiVersion` differs from what it expects.
+ */
+import type { FastifyPluginAsync } from "fastify";
+
+/**
+ * The one place that says which optional features this backend serves. Each flag flips to `true` in the
+ * change that lands its routes (and its tests); the client hides a feature whose flag is false.
+ */
+export const CAPABILITIES = {
+  /** WS /api/pi/events (runtime roster, runtime events, extension UI). */
+  events: false,
+  /** Session export routes. */
+  exports: false,
+  /** Deep research sessions (the research control). */
+  research: false,
+  /** Git review routes. */
+  review: false,
+  /** The automatic Git review stream. */
+  reviewWatch: false,
+  /** The browser terminal (node-pty over WebSocket). */
+  terminal: false,
+  /** Local file actions and the Files settings section. */
+  fileLinks: false,
+  /** Models & providers and MCP server settings. */
+  piSettings: false,
+  /** Trace capture and trace views. */
+  tracing: false,
+} as const satisfies Record<string, boolean>;
+
+export type CapabilityName = keyof typeof CAPABILITIES;
+
+export const BACKEND_NAME = "Leyline";
+export const API_VERSION = 2;
+
+export interface BackendInfo {
+  name: typeof BACKEND_NAME;
+  version: string;
+  apiVersion: typeof API_VERSION;
+  capabilities: Record<CapabilityName, boolean>;
+}
+
+export interface InfoRoutesOptions {
+  /** Leyline's version (package.json). */
+  version: string;
+}
+
+const capabilityNames = Object.keys(CAPABILITIES) as CapabilityName[];
+
+const infoResponseSchema = {
+  type: "object",
+  required: ["name", "version", "apiVersion", "capabilities"],
+  additionalProperties: false,
+  properties: {
+    name: { type: "string" },
+    version: { type: "string" },
+    apiVersion: { type: "integer" },
+    capabilities: {
+      type: "object",
+      required: capabilityNames,
+      additionalProperties: false,
+      properties: Object.fromEntries(capabilityNames.map((name) => [name, { type: "boolean" }])),
+    },
+  },
+} as const;
+
+export function backendInfo(version: string): BackendInfo {
+  return { name: BACKEND_NAME, version, apiVersion: API_VERSION, capabilities: { ...CAPABILITIES } };
+}
+
+export const infoRoutes: FastifyPluginAsync<InfoRoutesOptions> = async (app, options) => {
+  const info = backendInfo(options.version);
+  app.get("/api/pi/info", { schema: { response: { 200: infoResponseSchema } } }, async () => info);
+};

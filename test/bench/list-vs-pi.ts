@@ -1,0 +1,163 @@
+/**
+ * list_cold_vs_pi / list_warm_vs_pi: Leyline's session index against pi's `SessionManager.listAll()` on the
+ * same agent dir.
+ * - cold: a fresh LEYLINE data dir (empty checkpoint cache): open the database (migrations), create the index
+ *   as the product does (`createPiSessionIndex`, file watching on), wait until it is ready and take its list.
+ * - warm: the same with a data dir whose cache was filled by an earlier run and nothing changed on disk (a
+ *   restart).
+ * - baseline: `SessionManager.listAll()` with PI_CODING_AGENT_DIR set to the corpus; pi is imported before
+ *   any timing so its import cost (~0.5 s) is not counted.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { Corpus } from "./corpus.ts";
+import { errorMessage, measuredFigure, pendingFigure, type Figure } from "./figure.ts";
+import { alternate, median, medianRatio, round, type AlternateOptions } from "./measure.ts";
+import { missing, tryLoad, type AnyProjection, type CoreSubjects } from "./subjects.ts";
+
+export const LIST_COLD_TARGET = 1.0;
+export const LIST_WARM_TARGET = 0.02;
+
+const COLD_DESCRIPTION = "session index, empty cache, until ready / pi SessionManager.listAll()";
+const WARM_DESCRIPTION = "session index restart, cache present, nothing changed, until ready / listAll()";
+
+/** An opened index: how many sessions it lists, and how to close it. */
+interface OpenedIndex {
+  readonly listed: number;
+  close(): Promise<void>;
+}
+
+type OpenIndex = (agentDir: string, dataDir: string) => Promise<OpenedIndex>;
+
+/** The index as the product composes it (`createPiSessionIndex`: leyline.sqlite in the data dir, summary set). */
+async function loadIndexOpener(subjects: CoreSubjects): Promise<{ ok: true; open: OpenIndex } | { ok: false; reason: string }> {
+  const { tree, transcript } = subjects;
+  const index = await tryLoad("adapters/sessions/pi-session-index.ts", () => import("../../adapters/sessions/pi-session-index.ts"));
+  const database = await tryLoad("adapters/sqlite/database.ts", () => import("../../adapters/sqlite/database.ts"));
+  if (!index.ok || !database.ok) return { ok: false, reason: missing(index, database) ?? "missing" };
+  const { createPiSessionIndex } = index.module;
+  const { openLeylineDatabase } = database.module;
+  const tailProjections: AnyProjection[] = [];
+  if (tree.ok) tailProjections.push(tree.module.sessionTreeProjection as unknown as AnyProjection);
+  if (transcript.ok) tailProjections.push(transcript.module.transcriptProjection as unknown as AnyProjection);
+  const open: OpenIndex = async (agentDir, dataDir) => {
+    const handle = await openLeylineDatabase({ dataDir });
+    const sessionIndex = createPiSessionIndex({ db: handle.db, agentDir, tailProjections });
+    await sessionIndex.ready;
+    const listed = sessionIndex.list().length;
+    return {
+      listed,
+      close: async () => {
+        await sessionIndex.close();
+        await handle.close();
+      },
+    };
+  };
+  return { ok: true, open };
+}
+
+export async function benchListVsPi(
+  corpus: Corpus,
+  subjects: CoreSubjects,
+  options: AlternateOptions,
+): Promise<{ list_cold_vs_pi: Figure; list_warm_vs_pi: Figure }> {
+  const opener = await loadIndexOpener(subjects);
+  if (!opener.ok) {
+    return {
+      list_cold_vs_pi: pendingFigure(COLD_DESCRIPTION, LIST_COLD_TARGET, opener.reason),
+      list_warm_vs_pi: pendingFigure(WARM_DESCRIPTION, LIST_WARM_TARGET, opener.reason),
+    };
+  }
+  const pi = await tryLoad("@earendil-works/pi-coding-agent", () => import("@earendil-works/pi-coding-agent"));
+  if (!pi.ok) {
+    return {
+      list_cold_vs_pi: pendingFigure(COLD_DESCRIPTION, LIST_COLD_TARGET, pi.reason),
+      list_warm_vs_pi: pendingFigure(WARM_DESCRIPTION, LIST_WARM_TARGET, pi.reason),
+    };
+  }
+  const { SessionManager } = pi.module;
+  const open = opener.open;
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "leyline-bench-data-"));
+  const previousAgentDir = process.env["PI_CODING_AGENT_DIR"];
+  process.env["PI_CODING_AGENT_DIR"] = corpus.agentDir;
+  let fresh = 0;
+  const warmDir = path.join(scratch, "warm");
+  let coldDir = "";
+  let piListed = -1;
+  let coldListed = -1;
+  let warmListed = -1;
+  let opened: OpenedIndex | null = null;
+  const closeOpened = async (): Promise<void> => {
+    await opened?.close();
+    opened = null;
+  };
+  try {
+    // Fill the warm cache once (untimed).
+    const filling = await open(corpus.agentDir, warmDir);
+    await filling.close();
+    const samples = await alternate(
+      {
+        pi: {
+          run: async () => {
+            piListed = (await SessionManager.listAll()).length;
+          },
+        },
+        cold: {
+          before: () => {
+            coldDir = path.join(scratch, `cold-${fresh++}`);
+          },
+          run: async () => {
+            opened = await open(corpus.agentDir, coldDir);
+            coldListed = opened.listed;
+          },
+          after: async () => {
+            await closeOpened();
+            fs.rmSync(coldDir, { recursive: true, force: true });
+          },
+        },
+        warm: {
+          run: async () => {
+            opened = await open(corpus.agentDir, warmDir);
+            warmListed = opened.listed;
+          },
+          after: closeOpened,
+        },
+      },
+      options,
+    );
+    const check =
+      piListed === coldListed && piListed === warmListed
+        ? "ok"
+        : `listed sessions differ: pi ${piListed}, cold ${coldListed}, warm ${warmListed}`;
+    const common = {
+      files: corpus.files.length,
+      mb: round(corpus.bytes / 1e6, 1),
+      rounds: options.rounds,
+      baselineMs: round(median(samples.pi), 1),
+      listed: piListed,
+      check,
+    };
+    return {
+      list_cold_vs_pi: measuredFigure(COLD_DESCRIPTION, round(medianRatio(samples.cold, samples.pi)), LIST_COLD_TARGET, {
+        ...common,
+        subjectMs: round(median(samples.cold), 1),
+      }),
+      list_warm_vs_pi: measuredFigure(WARM_DESCRIPTION, round(medianRatio(samples.warm, samples.pi), 4), LIST_WARM_TARGET, {
+        ...common,
+        subjectMs: round(median(samples.warm), 2),
+      }),
+    };
+  } catch (error) {
+    const reason = `session index failed: ${errorMessage(error)}`;
+    return {
+      list_cold_vs_pi: pendingFigure(COLD_DESCRIPTION, LIST_COLD_TARGET, reason),
+      list_warm_vs_pi: pendingFigure(WARM_DESCRIPTION, LIST_WARM_TARGET, reason),
+    };
+  } finally {
+    await closeOpened().catch(() => undefined);
+    if (previousAgentDir === undefined) delete process.env["PI_CODING_AGENT_DIR"];
+    else process.env["PI_CODING_AGENT_DIR"] = previousAgentDir;
+    fs.rmSync(scratch, { recursive: true, force: true });
+  }
+}
