@@ -4,12 +4,14 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { FastifyInstance } from "fastify";
 import { buildApp, packageVersion } from "./app.ts";
+import { testDirs } from "./app.fixture.ts";
 import { HttpError } from "./http-error.ts";
 import { CAPABILITIES } from "./info.routes.ts";
 
 const apps: FastifyInstance[] = [];
 async function app(options: Parameters<typeof buildApp>[0] = {}): Promise<FastifyInstance> {
-  const built = await buildApp(options);
+  const dirs = testDirs("app");
+  const built = await buildApp({ dataDir: dirs.dataDir, agentDir: dirs.agentDir, env: {}, ...options });
   apps.push(built);
   return built;
 }

@@ -11,14 +11,40 @@
  *   most runtime routes; we answer 400 (`FST_ERR_CTP_INVALID_JSON_BODY`), because it is the client's error
  *   and clients read the `error` text anyway;
  * - anything else → 500 `{ "error": "Internal server error" }`; the details go to the log only.
+ * - a known route path with another method → 405 with an Allow header (see route-methods.ts); an unknown path
+ *   → 404 `{ "error": "Not found" }`; a disallowed browser Origin → 403 (origin-policy.ts, HTTP and WebSocket
+ *   upgrades alike); a plain GET on a WebSocket endpoint → 426.
+ *
+ * App-scoped services (`app.leyline`): the read side (leyline.sqlite + the session index, opened in the
+ * background; /internal/ready says when), the runtime host view (idle until the host lands), the server
+ * run's epoch. They are closed by the app's onClose hook.
  */
+import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import fastifyStatic from "@fastify/static";
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions } from "fastify";
+import fastifyWebsocket from "@fastify/websocket";
+import Fastify, {
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyServerOptions,
+} from "fastify";
+import { resolveAgentDir } from "../adapters/sessions/agent-dir.ts";
+import { resolveDataDir } from "../adapters/sqlite/data-dir.ts";
+import { eventsRoutes } from "./events.routes.ts";
+import { fsRoutes } from "./fs.routes.ts";
+import { healthRoutes } from "./health.routes.ts";
 import { HttpError, type ErrorBody } from "./http-error.ts";
 import { infoRoutes } from "./info.routes.ts";
+import { allowedOriginsFromEnv, CORS_ALLOWED_METHODS, createOriginPolicy, registerOriginPolicy } from "./origin-policy.ts";
+import { openReadSide, type ReadSide } from "./read-side.ts";
+import { trackRouteMethods } from "./route-methods.ts";
+import { idleRuntimeHost, type RuntimeHostView } from "./runtime-host.ts";
+import { sessionsRoutes } from "./sessions.routes.ts";
 
 export interface BuildAppOptions {
   /** Fastify's logger option. Default: off (tests). */
@@ -27,12 +53,46 @@ export interface BuildAppOptions {
   webDistDir?: string | null;
   /** The version /api/pi/info reports. Default: package.json's version. */
   version?: string;
+  /** Environment read for defaults (LEYLINE_DATA_DIR, PI_CODING_AGENT_DIR, LEYLINE_SERVER_ALLOWED_ORIGINS). */
+  env?: NodeJS.ProcessEnv;
+  /** Leyline's data dir (leyline.sqlite). Default: LEYLINE_DATA_DIR, else ~/.local/share/leyline. */
+  dataDir?: string;
+  /** pi's agent dir. Default: PI_CODING_AGENT_DIR, else ~/.pi/agent. */
+  agentDir?: string;
+  /** Extra allowed browser origins. Default: LEYLINE_SERVER_ALLOWED_ORIGINS. */
+  allowedOrigins?: readonly string[];
+  /** The runtime host (workers, open runtimes, live events). Default: idle (none). */
+  runtimeHost?: RuntimeHostView;
+  /** Events WebSocket heartbeat period. Default 30 s. */
+  heartbeatMs?: number;
+  /** Watch pi's sessions folder. Default true. */
+  watchSessions?: boolean;
+  /** Home directory of GET /api/pi/fs (`~`). Default: os.homedir(). */
+  home?: string;
+}
+
+/** The services route plugins share, created once per app. */
+export interface AppServices {
+  readonly epoch: string;
+  readonly dataDir: string;
+  readonly agentDir: string;
+  readonly readSide: ReadSide;
+  readonly runtimeHost: RuntimeHostView;
+}
+
+declare module "fastify" {
+  interface FastifyInstance {
+    leyline: AppServices;
+  }
 }
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
 /** Where `npm run build` writes the client. */
 export const DEFAULT_WEB_DIST_DIR = path.join(repoRoot, "web", "dist");
+
+/** Largest WebSocket frame any socket accepts (routes set lower limits of their own). */
+const MAX_WS_PAYLOAD_BYTES = 1024 * 1024;
 
 /** Leyline's version from package.json. */
 export function packageVersion(): string {
@@ -58,15 +118,77 @@ function clientFacing(error: FastifyError): { status: number; message: string } 
   return undefined;
 }
 
-const PREFLIGHT_METHODS = "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS";
-
 export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyInstance> {
+  const env = options.env ?? process.env;
   const app = Fastify({ logger: options.logger ?? false });
   const version = options.version ?? packageVersion();
   const webDistDir = options.webDistDir ?? null;
   const serveClient = webDistDir !== null && fs.existsSync(path.join(webDistDir, "index.html"));
+  const dataDir = options.dataDir ?? resolveDataDir(env);
+  const agentDir = options.agentDir ?? resolveAgentDir(env);
+  const runtimeHost = options.runtimeHost ?? idleRuntimeHost;
+  const epoch = randomUUID();
+  const startedAtMs = performance.now();
+
+  const readSide = openReadSide({
+    dataDir,
+    agentDir,
+    watch: options.watchSessions ?? true,
+    onError: (error) => app.log.error({ err: error }, "session index error"),
+  });
+  const services: AppServices = { epoch, dataDir, agentDir, readSide, runtimeHost };
+  app.decorate("leyline", services);
+  app.addHook("onClose", async () => {
+    await readSide.close();
+  });
+  try {
+    await registerAll(app, services, options, { version, webDistDir: serveClient ? webDistDir : null, startedAtMs });
+  } catch (error) {
+    await app.close().catch(() => undefined);
+    throw error;
+  }
+  return app;
+}
+
+async function registerAll(
+  app: FastifyInstance,
+  services: AppServices,
+  options: BuildAppOptions,
+  settings: { version: string; webDistDir: string | null; startedAtMs: number },
+): Promise<void> {
+  const { readSide, runtimeHost, dataDir, agentDir, epoch } = services;
+  const { version, webDistDir, startedAtMs } = settings;
+  const serveClient = webDistDir !== null;
+  const env = options.env ?? process.env;
+
+  const routeMethods = trackRouteMethods(app);
+  // First: its onRequest hook marks upgrade requests (and its onResponse hook then destroys the socket of a
+  // refused upgrade), so it must run before the origin policy can answer 403.
+  await app.register(fastifyWebsocket, { options: { maxPayload: MAX_WS_PAYLOAD_BYTES } });
+  registerOriginPolicy(app, createOriginPolicy(options.allowedOrigins ?? allowedOriginsFromEnv(env)));
+
+  /** The answer for a request no route matched: 405 for a known path, the SPA shell, or 404. */
+  const unmatched = (request: FastifyRequest, reply: FastifyReply): FastifyReply => {
+    const method = request.method;
+    const pathname = request.url.split("?", 1)[0] ?? "";
+    const known = routeMethods.lookup(pathname);
+    if (known !== null && known.unsupported === 405) {
+      const body: ErrorBody = { error: "Method not allowed" };
+      return reply.code(405).header("allow", known.allow.join(", ")).send(body);
+    }
+    if (serveClient && (method === "GET" || method === "HEAD") && !isApiPath(request.url)) {
+      // SPA fallback: client-side routes load the app shell.
+      return reply.header("cache-control", "no-cache").sendFile("index.html");
+    }
+    const body: ErrorBody = { error: "Not found" };
+    return reply.code(404).send(body);
+  };
+  app.setNotFoundHandler(unmatched);
 
   app.setErrorHandler<FastifyError>((error, request, reply) => {
+    // The not-found route parses bodies too: a bad body sent with the wrong method or to an unknown path is
+    // answered as that (405/404), not as the body's error.
+    if (request.is404) return unmatched(request, reply);
     const facing = clientFacing(error);
     if (facing === undefined) {
       request.log.error({ err: error }, "request failed");
@@ -77,32 +199,38 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
     return reply.code(facing.status).send(body);
   });
 
-  app.setNotFoundHandler((request, reply) => {
-    const method = request.method;
-    if (serveClient && (method === "GET" || method === "HEAD") && !isApiPath(request.url)) {
-      // SPA fallback: client-side routes load the app shell.
-      return reply.header("cache-control", "no-cache").sendFile("index.html");
-    }
-    const body: ErrorBody = { error: "Not found" };
-    return reply.code(404).send(body);
-  });
-
-  // CORS preflight: 204 (spec). Whether the origin is allowed is the origin policy's decision.
+  // CORS preflight: 204 (spec). A disallowed origin was already answered 403 by the origin policy.
   app.options("/*", (request, reply) => {
     const requested = request.headers["access-control-request-headers"];
     return reply
       .code(204)
-      .header("allow", PREFLIGHT_METHODS)
-      .header("access-control-allow-methods", PREFLIGHT_METHODS)
+      .header("allow", CORS_ALLOWED_METHODS)
+      .header("access-control-allow-methods", CORS_ALLOWED_METHODS)
       .header("access-control-allow-headers", typeof requested === "string" ? requested : "content-type")
+      .header("access-control-max-age", "600")
       .send();
   });
 
   await app.register(infoRoutes, { version });
+  await app.register(healthRoutes, {
+    readSide,
+    runtimeHost,
+    dataDir,
+    agentDir,
+    epoch,
+    version,
+    startedAtMs,
+    now: () => performance.now(),
+  });
+  await app.register(sessionsRoutes, { readSide, runtimeHost });
+  await app.register(fsRoutes, options.home !== undefined ? { home: options.home } : {});
+  await app.register(eventsRoutes, {
+    runtimeHost,
+    epoch,
+    ...(options.heartbeatMs !== undefined ? { heartbeatMs: options.heartbeatMs } : {}),
+  });
 
-  if (serveClient) {
+  if (webDistDir !== null) {
     await app.register(fastifyStatic, { root: webDistDir, prefix: "/", wildcard: true });
   }
-
-  return app;
 }

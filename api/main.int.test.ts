@@ -1,4 +1,6 @@
 import { spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -28,8 +30,10 @@ describe("parseServerArgs", () => {
 
 describe("the server process", () => {
   it("prints one ready line, serves /api/pi/info and exits 0 on SIGTERM", async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), "leyline-main-"));
     const child = spawn(process.execPath, ["--import", "tsx", "api/main.ts", "--port", "0"], {
       cwd: repoRoot,
+      env: { ...process.env, LEYLINE_DATA_DIR: path.join(root, "data"), PI_CODING_AGENT_DIR: path.join(root, "agent") },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stdout = "";
@@ -49,6 +53,9 @@ describe("the server process", () => {
       const res = await fetch(`${url}/api/pi/info`);
       expect(res.status).toBe(200);
       expect(await res.json()).toMatchObject({ name: "Leyline", apiVersion: 2 });
+      expect((await fetch(`${url}/internal/live`)).status).toBe(200);
+      const health = await fetch(`${url}/api/health`);
+      expect(await health.json()).toEqual({ ok: true, activeWorkers: 0 });
 
       child.kill("SIGTERM");
       expect(await exited).toBe(0);

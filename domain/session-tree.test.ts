@@ -6,6 +6,8 @@ import {
   addEntry,
   childrenOf,
   emptySessionTree,
+  entryIds,
+  entryOf,
   labelOf,
   pathTo,
   type SessionTreeState,
@@ -39,7 +41,7 @@ describe("session tree", () => {
 
   it("links children in file order, leaf = last entry, branch = root..leaf", () => {
     const tree = build([entry("a", null), entry("b", "a"), entry("c", "b"), entry("d", "a"), entry("e", "d")]);
-    expect(tree.order).toEqual(["a", "b", "c", "d", "e"]);
+    expect(entryIds(tree)).toEqual(["a", "b", "c", "d", "e"]);
     expect(tree.roots).toEqual(["a"]);
     expect(childrenOf(tree, "a")).toEqual(["b", "d"]);
     expect(tree.leafId).toBe("e");
@@ -81,7 +83,7 @@ describe("session tree", () => {
   it("counts entries without a usable id as anomalies and leaves the leaf alone", () => {
     const tree = build([entry("a", null), { type: "custom", parentId: "a" } as unknown as SessionEntry, entry("__proto__", "a")]);
     expect(tree.anomalies).toBe(2);
-    expect(tree.order).toEqual(["a"]);
+    expect(entryIds(tree)).toEqual(["a"]);
     expect(tree.leafId).toBe("a");
     expect(Object.getPrototypeOf(tree.entries)).toBe(Object.prototype);
   });
@@ -112,7 +114,7 @@ describe("session tree", () => {
   it("stores unknown entry types as tree nodes", () => {
     const odd = { type: "future_thing", id: "f", parentId: "a", timestamp: ts, payload: [1] } as unknown as SessionEntry;
     const tree = build([entry("a", null), odd]);
-    expect(tree.entries["f"]).toBe(odd);
+    expect(entryOf(tree, "f")).toBe(odd);
     expect(childrenOf(tree, "a")).toEqual(["f"]);
     expect(tree.leafId).toBe("f");
   });
@@ -121,8 +123,8 @@ describe("session tree", () => {
     const tree = build([entry("a", null), entry("b", "a"), entry("c", "a"), entry("d", "b")]);
     const replacement = entry("c", "b", { data: 2 });
     addEntry(tree, replacement);
-    expect(tree.entries["c"]).toBe(replacement);
-    expect(tree.order).toEqual(["a", "b", "c", "d"]);
+    expect(entryOf(tree, "c")).toBe(replacement);
+    expect(entryIds(tree)).toEqual(["a", "b", "c", "d"]);
     expect(childrenOf(tree, "a")).toEqual(["b"]);
     expect(childrenOf(tree, "b")).toEqual(["c", "d"]);
     expect(tree.leafId).toBe("c");
@@ -137,8 +139,8 @@ describe("session tree", () => {
       addEntry(draft as SessionTreeState, entry("x", "later"));
       addEntry(draft as SessionTreeState, entry("later", "l"));
     });
-    expect(base.order).toEqual(["a", "b"]);
-    expect(next.order).toEqual(["a", "b", "c", "l", "x", "later"]);
+    expect(entryIds(base)).toEqual(["a", "b"]);
+    expect(entryIds(next)).toEqual(["a", "b", "c", "l", "x", "later"]);
     expect(next.roots).toEqual(["a"]);
     expect(labelOf(next, "b")).toBe("mark");
     expect(ids(activeBranch(next))).toEqual(["a", "c", "l", "later"]);

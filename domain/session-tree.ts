@@ -22,21 +22,41 @@
  * - A label whose value is a truthy non-string (pi would store it as is) clears the label; a label entry
  *   without a string `targetId` is an anomaly.
  *
- * Every function works on plain objects and on Immer drafts: membership is tested with `Object.hasOwn`
+ * Every function works on plain objects and on Immer drafts: membership is tested on own properties only
  * (ids such as "constructor" never hit the prototype), and no Map/Set is stored.
+ *
+ * Storage (domain/chunked-collections.ts): entries and children live in hash-bucketed records and the file
+ * order in a chunked list, so adding an entry under Immer copies a few small buckets and one chunk, never a
+ * structure as large as the session: an append costs the same at 1 MB and at 100 MB. Reads (`pathTo`,
+ * `activeBranch`, `childrenOf`, `entryOf`) never create drafts, so on a draft they return the stored entries
+ * themselves. `addEntry` shallow-freezes each entry it stores: entries are immutable, and Immer neither walks
+ * nor deep-freezes a frozen object when it finishes a `produce` (message content would otherwise be walked).
  */
+import {
+  emptyChunkedList,
+  emptyChunkedRecord,
+  listIndexOf,
+  listPush,
+  listToArray,
+  recordGet,
+  recordHas,
+  recordSet,
+  recordUpdate,
+  type ChunkedList,
+  type ChunkedRecord,
+} from "./chunked-collections.ts";
 import type { SessionEntry } from "./session-log.ts";
 
 export interface SessionTreeState {
-  /** Entries by id; a later duplicate id replaces the earlier entry (pi's `byId` Map semantics). */
-  entries: Record<string, SessionEntry>;
-  /** Entry ids in file order (first occurrence of each id). */
-  order: string[];
+  /** Entries by id; a later duplicate id replaces the earlier entry (pi's `byId` Map semantics). Read with `entryOf`. */
+  entries: ChunkedRecord<SessionEntry>;
+  /** Entry ids in file order (first occurrence of each id). Read with `entryIds` / `entryCount`. */
+  order: ChunkedList<string>;
   /**
    * Parent id -> ids of the entries naming it as parent, in file order. Keys may name ids not (yet) in the
-   * file: those children are orphans and also listed in `roots` until their parent arrives.
+   * file: those children are orphans and also listed in `roots` until their parent arrives. Read with `childrenOf`.
    */
-  children: Record<string, string[]>;
+  children: ChunkedRecord<string[]>;
   /** Entries whose parentId is null, themselves, not a string, or names no known entry, in file order. */
   roots: string[];
   /** Current label per target id: the latest label entry wins; an empty label clears. */
@@ -48,7 +68,15 @@ export interface SessionTreeState {
 }
 
 export function emptySessionTree(): SessionTreeState {
-  return { entries: {}, order: [], children: {}, roots: [], labels: {}, leafId: null, anomalies: 0 };
+  return {
+    entries: emptyChunkedRecord(),
+    order: emptyChunkedList(),
+    children: emptyChunkedRecord(),
+    roots: [],
+    labels: {},
+    leafId: null,
+    anomalies: 0,
+  };
 }
 
 /** A key that is safe to assign on a plain object (assigning "__proto__" would replace its prototype). */
@@ -62,17 +90,12 @@ function parentKeyOf(entry: SessionEntry, id: string): string | null {
   return isUsableId(parentId) && parentId !== id ? parentId : null;
 }
 
-function removeFrom(list: string[], id: string): void {
-  const index = list.indexOf(id);
-  if (index >= 0) list.splice(index, 1);
-}
-
-/** Inserts `id` so that `list` stays sorted by position in `order` (used only for duplicate ids). */
+/** Inserts `id` so that `list` stays sorted by position in `order` (duplicate ids only: O(entries)). */
 function insertByOrder(tree: SessionTreeState, list: string[], id: string): void {
-  const rank = tree.order.indexOf(id);
+  const rank = listIndexOf(tree.order, id);
   let at = list.length;
   for (let i = 0; i < list.length; i++) {
-    if (tree.order.indexOf(list[i] as string) > rank) {
+    if (listIndexOf(tree.order, list[i] as string) > rank) {
       at = i;
       break;
     }
@@ -83,14 +106,12 @@ function insertByOrder(tree: SessionTreeState, list: string[], id: string): void
 /** Files `id` under its parent (and in roots when it has no known parent). */
 function place(tree: SessionTreeState, id: string, parentKey: string | null, append: boolean): void {
   if (parentKey !== null) {
-    let siblings = Object.hasOwn(tree.children, parentKey) ? tree.children[parentKey] : undefined;
-    if (siblings === undefined) {
-      tree.children[parentKey] = [];
-      siblings = tree.children[parentKey] as string[];
-    }
-    if (append) siblings.push(id);
-    else insertByOrder(tree, siblings, id);
-    if (Object.hasOwn(tree.entries, parentKey)) return;
+    recordUpdate(tree.children, parentKey, (siblings = []) => {
+      if (append) siblings.push(id);
+      else insertByOrder(tree, siblings, id);
+      return siblings;
+    });
+    if (recordHas(tree.entries, parentKey)) return;
   }
   if (append) tree.roots.push(id);
   else insertByOrder(tree, tree.roots, id);
@@ -112,49 +133,72 @@ function applyLabel(tree: SessionTreeState, entry: SessionEntry): void {
   }
 }
 
-/** Adds one entry in file order. Mutates `tree` (use it inside an Immer `produce`); never throws. */
-export function addEntry(tree: SessionTreeState, entry: SessionEntry): void {
+/**
+ * Adds one entry in file order. Mutates `tree` (use it inside an Immer `produce`, or on a tree you own);
+ * never throws. Returns false when the entry was not added (its id is unusable: counted in `anomalies`).
+ */
+export function addEntry(tree: SessionTreeState, entry: SessionEntry): boolean {
   const id: unknown = entry.id;
   if (!isUsableId(id)) {
     tree.anomalies += 1;
-    return;
+    return false;
   }
-  const parentKey = parentKeyOf(entry, id);
-  if (Object.hasOwn(tree.entries, id)) {
+  const stored = Object.isFrozen(entry) ? entry : Object.freeze(entry);
+  const parentKey = parentKeyOf(stored, id);
+  const previous = recordGet(tree.entries, id);
+  recordSet(tree.entries, id, stored);
+  if (previous !== undefined) {
     // Duplicate id: the later entry wins (pi's byId.set); re-file it if its parent changed.
-    const previous = tree.entries[id] as SessionEntry;
     const previousKey = parentKeyOf(previous, id);
-    tree.entries[id] = entry;
     if (previousKey !== parentKey) {
-      if (previousKey !== null && Object.hasOwn(tree.children, previousKey)) {
-        removeFrom(tree.children[previousKey] as string[], id);
+      if (previousKey !== null && recordHas(tree.children, previousKey)) {
+        recordUpdate(tree.children, previousKey, (siblings = []) => siblings.filter((sibling) => sibling !== id));
       }
-      removeFrom(tree.roots, id);
+      if (tree.roots.includes(id)) tree.roots = tree.roots.filter((rootId) => rootId !== id);
       place(tree, id, parentKey, false);
     }
   } else {
-    tree.entries[id] = entry;
-    tree.order.push(id);
+    listPush(tree.order, id);
     place(tree, id, parentKey, true);
     // Orphans that named this id as parent are adopted now.
-    const waiting = Object.hasOwn(tree.children, id) ? tree.children[id] : undefined;
+    const waiting = recordGet(tree.children, id);
     if (waiting !== undefined && waiting.length > 0) {
       const adopted = new Set(waiting);
       tree.roots = tree.roots.filter((rootId) => !adopted.has(rootId));
     }
   }
   tree.leafId = id;
-  applyLabel(tree, entry);
+  applyLabel(tree, stored);
+  return true;
 }
 
-/** The entries from the root down to `id` (inclusive); [] for an unknown id. Stops at a cycle. */
+/** The stored entry with this id, if any (on a draft: the stored entry itself, not a draft). */
+export function entryOf(tree: SessionTreeState, id: string): SessionEntry | undefined {
+  return recordGet(tree.entries, id);
+}
+
+/** The number of distinct entry ids. */
+export function entryCount(tree: SessionTreeState): number {
+  return tree.order.length;
+}
+
+/** Entry ids in file order (first occurrence of each id); a new array. */
+export function entryIds(tree: SessionTreeState): string[] {
+  return listToArray(tree.order);
+}
+
+/**
+ * The entries from the root down to `id` (inclusive); [] for an unknown id. Stops at a cycle.
+ * O(path length); on a draft it creates no drafts and returns the stored entries.
+ */
 export function pathTo(tree: SessionTreeState, id: string): SessionEntry[] {
   const path: SessionEntry[] = [];
   const seen = new Set<string>();
   let current: string | null = id;
-  while (current !== null && !seen.has(current) && Object.hasOwn(tree.entries, current)) {
+  while (current !== null && !seen.has(current)) {
+    const entry = recordGet(tree.entries, current);
+    if (entry === undefined) break;
     seen.add(current);
-    const entry = tree.entries[current] as SessionEntry;
     path.push(entry);
     const parentId: unknown = entry.parentId;
     current = typeof parentId === "string" ? parentId : null;
@@ -172,7 +216,7 @@ export function labelOf(tree: SessionTreeState, id: string): string | undefined 
   return Object.hasOwn(tree.labels, id) ? tree.labels[id]?.label : undefined;
 }
 
-/** The ids of an entry's children in file order ([] when none). */
+/** The ids of an entry's children in file order ([] when none). Read-only. */
 export function childrenOf(tree: SessionTreeState, id: string): readonly string[] {
-  return Object.hasOwn(tree.children, id) ? (tree.children[id] as string[]) : [];
+  return recordGet(tree.children, id) ?? [];
 }

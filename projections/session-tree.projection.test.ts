@@ -2,10 +2,12 @@ import { describe, it, expect } from "vitest";
 import fc from "fast-check";
 import type { LogRecord, SessionEntry } from "../domain/session-log.ts";
 import { decodeSessionText } from "../domain/session-decoder.ts";
-import { activeBranch, childrenOf, labelOf, pathTo, type SessionTreeState } from "../domain/session-tree.ts";
+import { LIST_CHUNK_SIZE, RECORD_FANOUT } from "../domain/chunked-collections.ts";
+import { activeBranch, childrenOf, entryIds, entryOf, labelOf, pathTo, type SessionTreeState } from "../domain/session-tree.ts";
 import { fold, rebuild } from "./projection.ts";
 import { sessionTreeProjection } from "./session-tree.projection.ts";
 import { sessionFileArb, v3SessionFileArb, type GeneratedSessionFile } from "../test/arbitraries/session-log.arbitrary.ts";
+import { unsharedObjects } from "../test/support/structural-sharing.ts";
 
 const options = { orphans: true, noise: true };
 
@@ -50,14 +52,14 @@ function labelsOf(tree: SessionTreeState): Record<string, string> {
 describe("sessionTreeProjection", () => {
   it("is named and versioned, adds entries and ignores headers and malformed records", () => {
     expect(sessionTreeProjection.name).toBe("session-tree");
-    expect(sessionTreeProjection.version).toBe(1);
+    expect(sessionTreeProjection.version).toBe(2);
     const records: LogRecord[] = [
       { kind: "header", line: 1, header: { type: "session", version: 3, id: "s", timestamp: "t", cwd: "/" } },
       { kind: "malformed", line: 2, reason: "invalid JSON" },
       { kind: "entry", line: 3, entry: { type: "custom", customType: "x", id: "a", parentId: null, timestamp: "t" } as SessionEntry },
     ];
     const tree = rebuild(sessionTreeProjection, records);
-    expect(tree.order).toEqual(["a"]);
+    expect(entryIds(tree)).toEqual(["a"]);
     expect(tree.anomalies).toBe(0);
   });
 
@@ -67,9 +69,9 @@ describe("sessionTreeProjection", () => {
         const entries = entriesOf(recordsOf(file));
         const tree = rebuild(sessionTreeProjection, recordsOf(file));
         const model = referenceTree(entries);
-        expect(tree.order).toEqual(model.order);
+        expect(entryIds(tree)).toEqual(model.order);
         expect(tree.roots).toEqual(model.roots);
-        for (const id of tree.order) expect(childrenOf(tree, id)).toEqual(model.children[id] ?? []);
+        for (const id of entryIds(tree)) expect(childrenOf(tree, id)).toEqual(model.children[id] ?? []);
         expect(labelsOf(tree)).toEqual(model.labels);
         expect(tree.leafId).toBe(model.leafId);
         expect(tree.anomalies).toBe(0);
@@ -93,9 +95,9 @@ describe("sessionTreeProjection", () => {
         }
         const tree = rebuild(sessionTreeProjection, withDups);
         const model = referenceTree(entriesOf(withDups));
-        expect(tree.order).toEqual(model.order);
+        expect(entryIds(tree)).toEqual(model.order);
         expect(tree.roots).toEqual(model.roots);
-        for (const id of tree.order) expect(childrenOf(tree, id)).toEqual(model.children[id] ?? []);
+        for (const id of entryIds(tree)) expect(childrenOf(tree, id)).toEqual(model.children[id] ?? []);
         expect(tree.leafId).toBe(model.leafId);
         // incremental = rebuild holds with duplicates too
         const half = Math.floor(withDups.length / 2);
@@ -153,7 +155,7 @@ describe("sessionTreeProjection", () => {
         });
         const a = rebuild(sessionTreeProjection, records);
         const b = rebuild(sessionTreeProjection, replaced);
-        expect({ ...a, entries: Object.keys(a.entries) }).toEqual({ ...b, entries: Object.keys(b.entries) });
+        expect({ ...a, entries: entryIds(a) }).toEqual({ ...b, entries: entryIds(b) });
       }),
     );
   });
@@ -163,11 +165,12 @@ describe("sessionTreeProjection", () => {
       fc.property(v3SessionFileArb(options), fc.nat(), fc.array(fc.tuple(fc.nat(), fc.constantFrom("custom", "x_future")), { minLength: 1, maxLength: 8 }), (file, pick, appends) => {
         const records = recordsOf(file);
         const tree = rebuild(sessionTreeProjection, records);
-        fc.pre(tree.order.length > 0);
-        const target = tree.order[pick % tree.order.length] as string;
+        const ids = entryIds(tree);
+        fc.pre(ids.length > 0);
+        const target = ids[pick % ids.length] as string;
         const before = pathTo(tree, target);
         const onPath = new Set(before.map((e) => e.id));
-        const others = tree.order.filter((id) => !onPath.has(id));
+        const others = ids.filter((id) => !onPath.has(id));
         const extra: LogRecord[] = appends.map(([p, type], i) => {
           const parents = [...others, ...appends.slice(0, i).map((_, j) => `new${j}`)];
           const parentId = parents.length === 0 ? null : (parents[p % parents.length] as string);
@@ -199,5 +202,29 @@ describe("sessionTreeProjection", () => {
         }
       }),
     );
+  });
+
+  it("an append re-creates the same few objects at 2,000 and at 20,000 entries (O(1) state per append)", () => {
+    const unsharedAfterAppend = (size: number) => {
+      const chain = (i: number): SessionEntry =>
+        ({ type: "custom", customType: "x", id: `e${i}`, parentId: i === 0 ? null : [10, 20].includes(i) ? `e${i - 2}` : `e${i - 1}`, timestamp: "t" }) as SessionEntry;
+      const records = Array.from({ length: size }, (_, i): LogRecord => ({ kind: "entry", line: i + 2, entry: chain(i) }));
+      const before = rebuild(sessionTreeProjection, records);
+      const appended = { type: "custom", customType: "x", id: "new", parentId: `e${size - 1}`, timestamp: "t" } as SessionEntry;
+      const after = fold(sessionTreeProjection, before, [{ kind: "entry", line: 0, entry: appended }]);
+      expect(after.leafId).toBe("new");
+      expect(entryOf(after, `e${size - 1}`)).toBe(entryOf(before, `e${size - 1}`));
+      return unsharedObjects(before, after);
+    };
+    const small = unsharedAfterAppend(2_000);
+    const large = unsharedAfterAppend(20_000);
+    // tree; entries, its top level, one group, one bucket; children, likewise, and the new sibling list;
+    // order, its chunk array, the last chunk; the new entry
+    expect(large.objects).toBe(small.objects);
+    expect(large.objects).toBeLessThanOrEqual(15);
+    // width copied: two levels of two records, one chunk, the chunk array (size / LIST_CHUNK_SIZE) and small change
+    const bound = (size: number) => 4 * RECORD_FANOUT + LIST_CHUNK_SIZE + Math.ceil(size / LIST_CHUNK_SIZE) + 100;
+    expect(large.keys).toBeLessThanOrEqual(bound(20_000));
+    expect(small.keys).toBeLessThanOrEqual(bound(2_000));
   });
 });

@@ -2,10 +2,9 @@
  * The session tree as a projection over decoded log records: entries are added in file order, headers and
  * malformed lines are ignored (the decoder counts those). See domain/session-tree.ts for the rules.
  *
- * Performance: each entry is shallowly frozen (`Object.freeze`) before it enters the draft. Immer skips frozen
- * values when it finalises a produce, so the entry's message content is never traversed; without this,
- * Immer's auto-freeze walks every nested block of every message (about 2x the cost of JSON.parse on a real
- * corpus). Entries are immutable by contract anyway; nested content is not frozen, so do not mutate it.
+ * Performance: one appended entry costs O(1) state updates whatever the session's size (bucketed entries and
+ * children, chunked order: see domain/session-tree.ts), and entries are stored shallow-frozen, so Immer never
+ * walks their message content when it finalises a batch.
  */
 import type { Draft } from "immer";
 import type { LogRecord } from "../domain/session-log.ts";
@@ -14,13 +13,11 @@ import type { Projection } from "./projection.ts";
 
 export const sessionTreeProjection: Projection<SessionTreeState, LogRecord> = {
   name: "session-tree",
-  version: 1,
+  // 2: bucketed entries/children and chunked order (domain/chunked-collections.ts).
+  version: 2,
   initial: emptySessionTree,
   apply(draft: Draft<SessionTreeState>, record: LogRecord): void {
     if (record.kind !== "entry") return;
-    // A frozen entry is stored by reference: Immer neither walks nor deep-freezes it when the batch is
-    // finalised, which would otherwise cost more than parsing the line (see the note above).
-    const entry = Object.isFrozen(record.entry) ? record.entry : Object.freeze(record.entry);
-    addEntry(draft as SessionTreeState, entry);
+    addEntry(draft as SessionTreeState, record.entry);
   },
 };

@@ -161,7 +161,7 @@ describe("transcript projection laws", () => {
         const entries = records.flatMap((r) => (r.kind === "entry" ? [r.entry] : []));
         if (entries.length < 2) return;
         const before = rebuild(transcriptProjection, records);
-        const leaf = before.index.leafId as string;
+        const leaf = before.tree.leafId as string;
         const branchFrom = (entries[pick % entries.length] as SessionEntry).id;
         // grow another branch from an earlier entry, then come back with a user message under the old leaf
         const detour: LogRecord[] = others.map((b, i) => ({ kind: "entry", line: 0, entry: { ...b, id: `o${i}`, parentId: i === 0 ? branchFrom : `o${i - 1}`, timestamp: "t" } as SessionEntry }));

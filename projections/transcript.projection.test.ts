@@ -5,6 +5,9 @@ import { decodeSessionText } from "../domain/session-decoder.ts";
 import type { LogRecord, SessionEntry } from "../domain/session-log.ts";
 import { systemPromptEntry } from "../domain/transcript/system-prompt.ts";
 import type { ToolTranscriptEntry, TranscriptEntry } from "../domain/transcript/transcript-types.ts";
+import { LIST_CHUNK_SIZE, RECORD_FANOUT } from "../domain/chunked-collections.ts";
+import { entryOf } from "../domain/session-tree.ts";
+import { unsharedObjects } from "../test/support/structural-sharing.ts";
 import { fold, rebuild } from "./projection.ts";
 import { selectTranscript, transcriptProjection, type TranscriptState } from "./transcript.projection.ts";
 
@@ -157,7 +160,7 @@ describe("transcript projection", () => {
       rec({ type: "message", id: 42, parentId: "a", message: { role: "user", content: "bad id", timestamp: 1 } }),
     ]);
     expect(state.malformedRecords).toBe(1);
-    expect(state.index.anomalies).toBe(1);
+    expect(state.tree.anomalies).toBe(1);
     expect(texts(state)).toEqual(["A"]);
   });
 
@@ -169,16 +172,50 @@ describe("transcript projection", () => {
     expect(texts(state)).toEqual(["B3"]);
   });
 
-  it("an append copies only the last chunk and one index bucket (no O(n) copy)", () => {
+  it("an append copies only the last chunk and one bucket per record (no O(n) copy)", () => {
     const records = Array.from({ length: 1000 }, (_, i) => userRec(`u${i}`, i === 0 ? null : `u${i - 1}`, `m${i}`));
     const before = rebuild(transcriptProjection, records);
     const after = fold(transcriptProjection, before, [userRec("u1000", "u999", "last")]);
-    const chunks = after.transcript.chunks;
-    expect(chunks.slice(0, -1).every((chunk, i) => chunk === before.transcript.chunks[i])).toBe(true);
-    expect(chunks[chunks.length - 1]).not.toBe(before.transcript.chunks[before.transcript.chunks.length - 1]);
-    const changedBuckets = after.index.buckets.filter((bucket, i) => bucket !== before.index.buckets[i]);
-    expect(changedBuckets).toHaveLength(1);
+    const chunks = after.transcript.entries.chunks;
+    const beforeChunks = before.transcript.entries.chunks;
+    expect(chunks.slice(0, -1).every((chunk, i) => chunk === beforeChunks[i])).toBe(true);
+    expect(chunks[chunks.length - 1]).not.toBe(beforeChunks[beforeChunks.length - 1]);
+    // entries: the record, its top level, one group, one bucket, and the new entry with its message
+    expect(unsharedObjects(before.tree.entries, after.tree.entries).objects).toBe(6);
     expect(selectTranscript(after)).toHaveLength(1001);
     expect(selectTranscript(after)).toBe(selectTranscript(after)); // memoised
+  });
+
+  it("an append re-creates the same few objects at 2,000 and at 20,000 entries (O(1) state per append)", () => {
+    const unsharedAfterAppend = (size: number) => {
+      // a chain with three side branches near the root, then one entry appended to the leaf in its own batch
+      const records = Array.from({ length: size }, (_, i) => userRec(`u${i}`, i === 0 ? null : [10, 20, 30].includes(i) ? `u${i - 2}` : `u${i - 1}`, `m${i}`));
+      const before = rebuild(transcriptProjection, records);
+      const after = fold(transcriptProjection, before, [userRec("new", `u${size - 1}`, "last")]);
+      expect(selectTranscript(after).at(-1)).toMatchObject({ id: "new", text: "last" });
+      return unsharedObjects(before, after);
+    };
+    const small = unsharedAfterAppend(2_000);
+    const large = unsharedAfterAppend(20_000);
+    // state root, tree, entries + buckets + one bucket, children + buckets + one bucket + siblings, order + chunk
+    // array + last chunk, transcript build, its list + chunk array + last chunk, the new entry and its content
+    expect(large.objects).toBe(small.objects);
+    expect(large.objects).toBeLessThanOrEqual(24);
+    // the width copied grows only with the chunk arrays (size / LIST_CHUNK_SIZE), not with the entries
+    const bound = (size: number) => 4 * RECORD_FANOUT + 3 * LIST_CHUNK_SIZE + 2 * Math.ceil(size / LIST_CHUNK_SIZE) + 200;
+    expect(small.keys).toBeLessThanOrEqual(bound(2_000));
+    expect(large.keys).toBeLessThanOrEqual(bound(20_000));
+  });
+
+  it("a branch switch on a large state reads the tree without snapshots and shares the untouched parts", () => {
+    const records = Array.from({ length: 5_000 }, (_, i) => userRec(`u${i}`, i === 0 ? null : `u${i - 1}`, `m${i}`));
+    const before = rebuild(transcriptProjection, records);
+    const after = fold(transcriptProjection, before, [userRec("side", "u10", "side")]);
+    expect(texts(after).slice(-2)).toEqual(["m10", "side"]);
+    expect(after.transcript.entries.length).toBe(12);
+    // the tree still changed by O(1) objects; the entries stored in it are the very same objects
+    const tree = unsharedObjects(before.tree, after.tree);
+    expect(tree.objects).toBeLessThanOrEqual(16);
+    expect(entryOf(after.tree, "u3")).toBe(entryOf(before.tree, "u3"));
   });
 });

@@ -11,7 +11,7 @@ import path from "node:path";
 import { SessionManager } from "@earendil-works/pi-coding-agent";
 import type { AssistantMessage, UserMessage } from "@earendil-works/pi-ai";
 import { decodeSessionText } from "../domain/session-decoder.ts";
-import { activeBranch, childrenOf, labelOf, pathTo, type SessionTreeState } from "../domain/session-tree.ts";
+import { activeBranch, childrenOf, entryCount, entryIds, entryOf, labelOf, pathTo, type SessionTreeState } from "../domain/session-tree.ts";
 import { rebuild } from "../projections/projection.ts";
 import { sessionTreeProjection } from "../projections/session-tree.projection.ts";
 
@@ -123,13 +123,13 @@ function flatten(nodes: readonly SessionTreeNode[], out: Map<string, { children:
 
 function compareTree(tree: SessionTreeState, sm: SessionManager): void {
   const piEntries = sm.getEntries();
-  expect(tree.order.map((id) => tree.entries[id])).toEqual(piEntries);
+  expect(entryIds(tree).map((id) => entryOf(tree, id))).toEqual(piEntries);
   const roots = sm.getTree();
   expect(tree.roots).toEqual(roots.map((n) => n.entry.id));
   const nodes = new Map<string, { children: string[]; label: string | undefined }>();
   flatten(roots, nodes);
-  expect(nodes.size).toBe(tree.order.length);
-  for (const id of tree.order) {
+  expect(nodes.size).toBe(entryCount(tree));
+  for (const id of entryIds(tree)) {
     expect(childrenOf(tree, id)).toEqual(nodes.get(id)?.children);
     expect(labelOf(tree, id)).toBe(sm.getLabel(id));
     expect(labelOf(tree, id)).toBe(nodes.get(id)?.label);
@@ -159,7 +159,7 @@ describe("session tree vs pi's SessionManager", () => {
     const tree = rebuild(sessionTreeProjection, records);
     const sm = SessionManager.open(file, dir);
     compareTree(tree, sm);
-    expect(childrenOf(tree, tree.order[1] as string)).toHaveLength(2); // the branch point
+    expect(childrenOf(tree, entryIds(tree)[1] as string)).toHaveLength(2); // the branch point
     expect(Object.keys(tree.labels)).toHaveLength(1);
   });
 

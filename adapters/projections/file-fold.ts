@@ -1,10 +1,13 @@
 /**
  * Folding a list of projections over one session file, incrementally: the file's new complete lines are
- * decoded and each projection folds them as one batch (one `fold`, i.e. one Immer produce, per projection per
- * read). The runner is generic: it knows projections only as `Projection<unknown, LogRecord>`, keyed by name.
+ * decoded and each projection folds them as one batch. A fold from byte 0 mutates fresh initial states
+ * (`rebuild`, no Immer); appended lines are folded with one Immer produce per projection per read, unless
+ * the caller owns the previous states (e.g. it just parsed them from a checkpoint), in which case they are
+ * folded in place too. The runner is generic: it knows projections only as `Projection<unknown, LogRecord>`,
+ * keyed by name.
  */
 import type { LogRecord } from "../../domain/session-log.ts";
-import { fold, type Projection } from "../../projections/projection.ts";
+import { fold, foldInPlace, rebuild, type Projection } from "../../projections/projection.ts";
 import { readSessionFile, type SessionFilePosition } from "../session-files/session-file-reader.ts";
 import type { FileStamp, RestartReason } from "../session-files/file-tail.ts";
 
@@ -35,13 +38,21 @@ export function initialStates(projections: readonly AnyProjection[]): Record<str
   return states;
 }
 
+/**
+ * Folds `records` into `states` (null = from the initial states). `owned`: the caller holds the only reference
+ * to `states` (nobody else may see them change), so they are folded in place instead of through Immer.
+ */
 export function foldStates(
   projections: readonly AnyProjection[],
-  states: ProjectionStates,
+  states: ProjectionStates | null,
   records: readonly LogRecord[],
+  owned = false,
 ): Record<string, unknown> {
   const next: Record<string, unknown> = {};
-  for (const p of projections) next[p.name] = fold(p, p.name in states ? states[p.name] : p.initial(), records);
+  for (const p of projections) {
+    if (states === null || !(p.name in states)) next[p.name] = rebuild(p, records);
+    else next[p.name] = owned ? foldInPlace(p, states[p.name], records) : fold(p, states[p.name], records);
+  }
   return next;
 }
 
@@ -55,6 +66,11 @@ export interface FoldedFile {
   readonly key: string;
   readonly position: SessionFilePosition;
   readonly states: ProjectionStates;
+}
+
+export interface AdvanceOptions {
+  /** The caller holds the only reference to `previous.states`: appended lines may be folded into them in place. */
+  readonly ownsPrevious?: boolean;
 }
 
 export type FoldAdvance =
@@ -77,12 +93,13 @@ export async function advanceFold(
   projections: readonly AnyProjection[],
   previous: FoldedFile | null,
   key: string = projectionKey(projections),
+  options: AdvanceOptions = {},
 ): Promise<FoldAdvance> {
   const usable = previous !== null && previous.key === key ? previous : null;
   const read = await readSessionFile(file, usable?.position ?? null);
   if (read.kind === "missing" || read.kind === "unchanged") return read;
-  const base = read.kind === "appended" && usable !== null ? usable.states : initialStates(projections);
-  const states = foldStates(projections, base, read.records);
+  const base = read.kind === "appended" && usable !== null ? usable.states : null;
+  const states = foldStates(projections, base, read.records, options.ownsPrevious === true);
   const restart =
     read.kind === "appended" ? null : previous !== null && usable === null ? "projections-changed" : read.reason;
   return { kind: "advanced", restart, records: read.records.length, folded: { key, position: read.position, states } };

@@ -135,7 +135,8 @@ export function createProjectionRunner<Summary>(
     }
     let advance: FoldAdvance;
     try {
-      advance = await advanceFold(file.path, set.projections, previous, key);
+      // The states were just parsed from the checkpoint: nobody else holds them, appended lines fold in place.
+      advance = await advanceFold(file.path, set.projections, previous, key, { ownsPrevious: true });
     } catch (error) {
       return { kind: "unreadable", path: file.path, error: error instanceof Error ? error.message : String(error) };
     }

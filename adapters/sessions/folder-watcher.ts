@@ -42,10 +42,11 @@ export interface FolderWatcherOptions {
 }
 
 export function watchFolderTree(
-  root: string,
+  rootPath: string,
   onBatch: (batch: DirtyBatch) => void,
   options: FolderWatcherOptions = {},
 ): FolderWatcher {
+  const root = path.normalize(rootPath);
   const coalesceMs = options.coalesceMs ?? 25;
   const ignore = options.ignore ?? (() => false);
   const watchers = new Map<string, fs.FSWatcher>();
@@ -107,10 +108,13 @@ export function watchFolderTree(
     } catch {
       return true;
     }
+    // `folder` is normalised (the root is resolved, subfolders are built here) and a name has no separator, so
+    // concatenation gives what path.join would, without re-normalising every path (thousands on a start).
+    const prefix = folder.endsWith(path.sep) ? folder : folder + path.sep;
     for (const entry of entries) {
-      if (entry.isDirectory()) watchTree(path.join(folder, entry.name));
+      if (entry.isDirectory()) watchTree(prefix + entry.name);
       else if (initialFiles !== null && collect !== null && entry.isFile() && collect(entry.name)) {
-        initialFiles.push(path.join(folder, entry.name));
+        initialFiles.push(prefix + entry.name);
       }
     }
     return true;

@@ -23,13 +23,15 @@ export function listSessionFiles(folder: string): string[] {
     } catch {
       return;
     }
+    // `dir` is normalised and a name has no separator: concatenation is path.join without re-normalising.
+    const prefix = dir.endsWith(path.sep) ? dir : dir + path.sep;
     for (const entry of entries) {
-      const full = path.join(dir, entry.name);
+      const full = prefix + entry.name;
       if (entry.isDirectory()) walk(full);
       else if (entry.isFile() && isSessionFileName(entry.name)) found.push(full);
     }
   };
-  walk(folder);
+  walk(path.normalize(folder));
   return found;
 }
 

@@ -4,7 +4,7 @@ import { firstValueFrom, type Observable } from "rxjs";
 import { filter, take, timeout, toArray } from "rxjs/operators";
 import { afterEach, describe, expect, it } from "vitest";
 import type { SessionSummary } from "../../domain/session-summary.ts";
-import type { SessionTreeState } from "../../domain/session-tree.ts";
+import { entryCount, entryIds, type SessionTreeState } from "../../domain/session-tree.ts";
 import { sessionTreeProjection } from "../../projections/session-tree.projection.ts";
 import { headerLine, sessionText, tempDir, userLine } from "../session-files/session-lines.fixture.ts";
 import { openLeylineDatabase, type LeylineDatabaseHandle } from "../sqlite/database.ts";
@@ -188,9 +188,9 @@ describe("session index", () => {
     const { index } = await open(s);
     const session$ = index.session$(file);
     const first = await next(session$, (x) => x.exists);
-    expect((first.states["session-tree"] as SessionTreeState).order).toEqual(["oooo0000", "oooo0001"]);
+    expect(entryIds(first.states["session-tree"] as SessionTreeState)).toEqual(["oooo0000", "oooo0001"]);
 
-    const updated = next(session$, (x) => (x.states["session-tree"] as SessionTreeState).order.length === 3);
+    const updated = next(session$, (x) => entryCount(x.states["session-tree"] as SessionTreeState) === 3);
     fs.appendFileSync(file, userLine("three", "oooo0001", "oooo0002"));
     const after = await updated;
     expect((after.states["session-tree"] as SessionTreeState).leafId).toBe("oooo0002");

@@ -148,7 +148,7 @@ describe("system prompt snapshots", () => {
     const [a] = snapshots({ prompt: "p", tools: [] });
     const bad = { type: "custom", customType: SYSTEM_PROMPT_CUSTOM_TYPE, data: { version: 1, prompt: 3 }, id: "bad", parentId: a?.id, timestamp: "t" } as SessionEntry;
     const state = buildTranscript([a as SessionEntry, bad]);
-    expect(state.length).toBe(1);
+    expect(state.entries.length).toBe(1);
     expect(state.anomalies).toBe(1);
     expect((state.systemPrompt as SystemPromptSnapshot).prompt).toBe("p");
   });

@@ -1,6 +1,6 @@
 import { describe, it, expect } from "vitest";
 import type { SessionEntry } from "../session-log.ts";
-import { transcriptOfPath, buildTranscript, TRANSCRIPT_CHUNK_SIZE, transcriptEntryAt } from "./transcript-builder.ts";
+import { transcriptOfPath, buildTranscript, TRANSCRIPT_CHUNK_SIZE, transcriptEntryAt, transcriptLength } from "./transcript-builder.ts";
 import type { TranscriptEntry, ToolTranscriptEntry } from "./transcript-types.ts";
 
 // Shapes copied from /work/shared/fixtures/pi-sessions (v1 files migrated to v3 ids).
@@ -150,7 +150,7 @@ describe("other entry kinds", () => {
         { type: "message" },
       ]),
     );
-    expect(state.length).toBe(0);
+    expect(state.entries.length).toBe(0);
     expect(state.anomalies).toBe(1);
   });
 });
@@ -247,8 +247,8 @@ describe("tool pairing", () => {
   it("pairs across chunk boundaries", () => {
     const fillers = Array.from({ length: TRANSCRIPT_CHUNK_SIZE - 1 }, (_, i) => user(`u${i}`));
     const state = buildTranscript(chain([...fillers, assistant([call("c1", "read", {}), call("c2", "read", {})]), result("c2", "read", "second")]));
-    expect(state.length).toBe(TRANSCRIPT_CHUNK_SIZE + 2);
-    expect(state.chunks.map((c) => c.length)).toEqual([TRANSCRIPT_CHUNK_SIZE, 2]);
+    expect(transcriptLength(state)).toBe(TRANSCRIPT_CHUNK_SIZE + 2);
+    expect(state.entries.chunks.map((c) => c.length)).toEqual([TRANSCRIPT_CHUNK_SIZE, 2]);
     expect(transcriptEntryAt(state, TRANSCRIPT_CHUNK_SIZE + 1)).toMatchObject({ toolCallId: "c2", status: "done" });
     expect(transcriptEntryAt(state, TRANSCRIPT_CHUNK_SIZE)).toMatchObject({ toolCallId: "c1", status: "pending" });
     expect(state.pendingToolIndexByCallId).toEqual({ c1: TRANSCRIPT_CHUNK_SIZE });

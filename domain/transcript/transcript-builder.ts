@@ -6,9 +6,10 @@
  * Layout: each assistant message entry is followed by one `tool` entry per tool call, in content order;
  * a later toolResult completes the pending tool entry in place. Per appended entry the work is O(size of
  * that entry): pending calls are found through `pendingToolIndexByCallId`, which only holds unanswered calls,
- * and entries are stored in chunks of TRANSCRIPT_CHUNK_SIZE (under Immer an append then copies one chunk and
- * the short chunk list, not the whole transcript). Read the entries with `transcriptEntries`.
+ * and entries are stored in a chunked list (domain/chunked-collections.ts: under Immer an append copies one
+ * chunk and the short chunk array, not the whole transcript). Read the entries with `transcriptEntries`.
  */
+import { emptyChunkedList, LIST_CHUNK_SIZE, listAt, listPush, listToArray, type ChunkedList } from "../chunked-collections.ts";
 import type { SessionEntry } from "../session-log.ts";
 import {
   assistantMessageEntry,
@@ -32,13 +33,12 @@ import {
 import { completeToolEntry, orphanToolEntry, pendingToolEntry } from "./tool-entry.ts";
 import type { TranscriptEntry } from "./transcript-types.ts";
 
-export const TRANSCRIPT_CHUNK_SIZE = 256;
+/** Transcript entries per chunk. */
+export const TRANSCRIPT_CHUNK_SIZE = LIST_CHUNK_SIZE;
 
 export interface TranscriptBuildState {
-  /** The transcript in order, in chunks: every chunk but the last holds exactly TRANSCRIPT_CHUNK_SIZE entries. */
-  chunks: TranscriptEntry[][];
-  /** Number of transcript entries. */
-  length: number;
+  /** The transcript in order (chunks of TRANSCRIPT_CHUNK_SIZE). */
+  entries: ChunkedList<TranscriptEntry>;
   /** toolCallId → position in the transcript of the unanswered tool entry for that call (latest call wins). */
   pendingToolIndexByCallId: Record<string, number>;
   /** The latest valid system-prompt snapshot on the path. */
@@ -48,24 +48,26 @@ export interface TranscriptBuildState {
 }
 
 export function emptyTranscriptBuild(): TranscriptBuildState {
-  return { chunks: [], length: 0, pendingToolIndexByCallId: {}, systemPrompt: null, anomalies: 0 };
+  return { entries: emptyChunkedList(), pendingToolIndexByCallId: {}, systemPrompt: null, anomalies: 0 };
 }
 
 function pushEntry(state: TranscriptBuildState, entry: TranscriptEntry): void {
-  const last = state.chunks[state.chunks.length - 1];
-  if (last !== undefined && last.length < TRANSCRIPT_CHUNK_SIZE) last.push(entry);
-  else state.chunks.push([entry]);
-  state.length += 1;
+  listPush(state.entries, entry);
 }
 
-/** The transcript entry at a position (undefined out of range). */
+/** The transcript entry at a position (undefined out of range; on a draft, a draft that may be mutated). */
 export function transcriptEntryAt(state: TranscriptBuildState, position: number): TranscriptEntry | undefined {
-  return state.chunks[Math.floor(position / TRANSCRIPT_CHUNK_SIZE)]?.[position % TRANSCRIPT_CHUNK_SIZE];
+  return listAt(state.entries, position);
+}
+
+/** Number of transcript entries. */
+export function transcriptLength(state: TranscriptBuildState): number {
+  return state.entries.length;
 }
 
 /** The transcript entries in order (a new array). */
 export function transcriptEntries(state: TranscriptBuildState): TranscriptEntry[] {
-  return state.chunks.flat();
+  return listToArray(state.entries);
 }
 
 function appendMessage(state: TranscriptBuildState, entry: SessionEntry, message: Record<string, unknown>): void {
@@ -76,7 +78,7 @@ function appendMessage(state: TranscriptBuildState, entry: SessionEntry, message
     case "assistant": {
       pushEntry(state, assistantMessageEntry(entry, message));
       for (const call of toolCallBlocks(message["content"])) {
-        state.pendingToolIndexByCallId[call.id] = state.length;
+        state.pendingToolIndexByCallId[call.id] = state.entries.length;
         pushEntry(state, pendingToolEntry(entry, call));
       }
       return;

@@ -1,0 +1,137 @@
+/**
+ * The scripted-reply file behind `LEYLINE_FAUX_RESPONSES=<file.json>` and the ONE script state every runtime
+ * draws from (the control plane owns it; workers ask for turns over IPC).
+ *
+ * File format: a JSON array of turns `{ "match"?: string, "text"?: string, "thinking"?: string,
+ * "toolCalls"?: [{ "name": string, "arguments": object }] }`. A turn needs at least one of text, thinking,
+ * toolCalls; unknown fields are rejected so that typos surface at load time.
+ *
+ * Selection (`next(latestUserText)`): each turn is used at most once. First the earliest unused turn whose
+ * `match` occurs (case-sensitive substring) in the request's latest user text; otherwise the earliest unused
+ * turn without `match`; otherwise null (the worker then answers "No scripted reply"). Matched turns win
+ * over unmatched ones, so parallel runtimes (subagents) get deterministic replies whatever their timing.
+ */
+import * as fs from "node:fs";
+import {
+  type Checked,
+  checkNoExtraKeys,
+  checkOptionalString,
+  describe,
+  fail,
+  firstError,
+  isRecord,
+} from "./json-guards.ts";
+
+export interface FauxToolCallSpec {
+  name: string;
+  arguments: Record<string, unknown>;
+}
+
+export interface FauxTurn {
+  match?: string;
+  text?: string;
+  thinking?: string;
+  toolCalls?: FauxToolCallSpec[];
+}
+
+/** Env var naming the script file. */
+export const FAUX_RESPONSES_ENV = "LEYLINE_FAUX_RESPONSES";
+
+function checkToolCall(value: unknown, path: string): string | null {
+  if (!isRecord(value)) return `${path} must be an object (got ${describe(value)})`;
+  const name = value["name"];
+  if (typeof name !== "string" || name.trim() === "") return `${path}.name must be a non-empty string`;
+  if (!isRecord(value["arguments"])) return `${path}.arguments must be an object (got ${describe(value["arguments"])})`;
+  return checkNoExtraKeys(value, path, ["name", "arguments"]);
+}
+
+/** Validates one turn (also used on the worker side when a turn arrives over IPC). */
+export function checkFauxTurn(value: unknown, path: string): string | null {
+  if (!isRecord(value)) return `${path} must be an object (got ${describe(value)})`;
+  const basic = firstError(
+    checkNoExtraKeys(value, path, ["match", "text", "thinking", "toolCalls"]),
+    checkOptionalString(value, "match", path),
+    checkOptionalString(value, "text", path),
+    checkOptionalString(value, "thinking", path),
+  );
+  if (basic) return basic;
+  if (value["match"] === "") return `${path}.match must not be empty (omit it to consume the turn in order)`;
+  const toolCalls = value["toolCalls"];
+  if (toolCalls !== undefined) {
+    if (!Array.isArray(toolCalls)) return `${path}.toolCalls must be an array (got ${describe(toolCalls)})`;
+    for (let index = 0; index < toolCalls.length; index++) {
+      const error = checkToolCall(toolCalls[index], `${path}.toolCalls[${index}]`);
+      if (error) return error;
+    }
+  }
+  const hasContent =
+    value["text"] !== undefined || value["thinking"] !== undefined || (Array.isArray(toolCalls) && toolCalls.length > 0);
+  return hasContent ? null : `${path} needs at least one of text, thinking, toolCalls`;
+}
+
+export function isFauxTurn(value: unknown): value is FauxTurn {
+  return checkFauxTurn(value, "turn") === null;
+}
+
+export function parseFauxScript(value: unknown): Checked<FauxTurn[]> {
+  if (!Array.isArray(value)) return fail(`faux script must be a JSON array of turns (got ${describe(value)})`);
+  for (let index = 0; index < value.length; index++) {
+    const error = checkFauxTurn(value[index], `turn[${index}]`);
+    if (error) return fail(error);
+  }
+  return { ok: true, value: value as FauxTurn[] };
+}
+
+/** Reads and validates a script file; throws an Error naming the file and the first problem. */
+export function loadFauxScriptFile(file: string): FauxTurn[] {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, "utf8");
+  } catch (error) {
+    throw new Error(`${FAUX_RESPONSES_ENV}: cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new Error(`${FAUX_RESPONSES_ENV}: ${file} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
+  const checked = parseFauxScript(parsed);
+  if (!checked.ok) throw new Error(`${FAUX_RESPONSES_ENV}: ${file}: ${checked.error}`);
+  return checked.value;
+}
+
+/** The shared script state: which turns are still unused. */
+export class FauxScript {
+  private readonly turns: readonly FauxTurn[];
+  private readonly used: boolean[];
+
+  constructor(turns: readonly FauxTurn[]) {
+    this.turns = turns.map((turn) => structuredClone(turn));
+    this.used = turns.map(() => false);
+  }
+
+  /** Loads `LEYLINE_FAUX_RESPONSES` from `env`, or returns null when it is unset or empty. */
+  static fromEnv(env: NodeJS.ProcessEnv = process.env): FauxScript | null {
+    const file = env[FAUX_RESPONSES_ENV];
+    if (file === undefined || file.trim() === "") return null;
+    return new FauxScript(loadFauxScriptFile(file));
+  }
+
+  /** Takes the turn for a request whose latest user prompt (or task) is `latestUserText`; null when none fits. */
+  next(latestUserText: string): FauxTurn | null {
+    let chosen = this.turns.findIndex(
+      (turn, index) => !this.used[index] && turn.match !== undefined && latestUserText.includes(turn.match),
+    );
+    if (chosen === -1) chosen = this.turns.findIndex((turn, index) => !this.used[index] && turn.match === undefined);
+    if (chosen === -1) return null;
+    this.used[chosen] = true;
+    const turn = this.turns[chosen];
+    return turn === undefined ? null : structuredClone(turn);
+  }
+
+  /** Number of unused turns. */
+  remaining(): number {
+    return this.used.filter((used) => !used).length;
+  }
+}

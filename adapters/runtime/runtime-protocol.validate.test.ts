@@ -1,0 +1,78 @@
+import { describe, expect, it } from "vitest";
+import { messageIdOf, parseControlMessage, parseWorkerMessage, RUNTIME_REQUEST_TYPES } from "./runtime-protocol.validate.ts";
+
+describe("parseControlMessage", () => {
+  it.each([
+    { id: "1", type: "open", new: { cwd: "/tmp/x", kind: "research" }, options: { faux: { tokensPerSecond: 5 }, tools: ["read"] } },
+    { id: "1", type: "open", sessionFile: "/tmp/a.jsonl" },
+    { id: "1", type: "prompt", text: "hi", images: [{ type: "image", data: "AAA", mimeType: "image/png" }], streamingBehavior: "steer" },
+    { id: "1", type: "setModel", provider: "faux", modelId: "faux-1" },
+    { id: "1", type: "setThinkingLevel", level: "xhigh" },
+    { id: "1", type: "fork", entryId: "abcd1234", position: "at" },
+    { id: "1", type: "extensionUiReply", requestId: "r", confirmed: true },
+    { id: "1", type: "faux_turn_reply", turn: null },
+    { id: "1", type: "faux_turn_reply", turn: { text: "x" } },
+    { id: "1", type: "dispose" },
+  ])("accepts %j", (message) => {
+    expect(parseControlMessage(message)).toEqual({ ok: true, value: message });
+  });
+
+  it.each([
+    ["garbage", "message must be an object (got a string)"],
+    [{ type: "prompt", text: "x" }, "message.id must be a string (got undefined)"],
+    [{ id: "1", type: "launch" }, 'unknown request type "launch"'],
+    [{ id: "1", type: "prompt" }, "prompt.text must be a string (got undefined)"],
+    [{ id: "1", type: "prompt", text: "x", streamingBehavior: "now" }, 'prompt.streamingBehavior must be one of steer, followUp (got "now")'],
+    [{ id: "1", type: "open" }, "open needs exactly one of sessionFile or new"],
+    [{ id: "1", type: "open", sessionFile: "a", new: { cwd: "b" } }, "open needs exactly one of sessionFile or new"],
+    [{ id: "1", type: "open", new: { cwd: "b", kind: "chat" } }, 'open.new.kind must be one of session, research (got "chat")'],
+    [{ id: "1", type: "setThinkingLevel", level: "max" }, 'setThinkingLevel.level must be one of off, minimal, low, medium, high, xhigh (got "max")'],
+    [{ id: "1", type: "abort", force: true }, "message has unknown field(s): force"],
+    [{ id: "1", type: "prompt", text: "x", images: [{ type: "image", data: "A" }] }, "prompt.images[0].mimeType must be a string (got undefined)"],
+    [{ id: "1", type: "faux_turn_reply", turn: {} }, "message.turn needs at least one of text, thinking, toolCalls"],
+  ])("rejects %j", (message, error) => {
+    expect(parseControlMessage(message)).toEqual({ ok: false, error });
+  });
+
+  it("knows every request type", () => {
+    expect(RUNTIME_REQUEST_TYPES).toContain("navigateTree");
+    expect(RUNTIME_REQUEST_TYPES).toHaveLength(19);
+  });
+
+  it("extracts a reply id only from objects with a string id", () => {
+    expect(messageIdOf({ id: "x" })).toBe("x");
+    expect(messageIdOf({ id: 3 })).toBeNull();
+    expect(messageIdOf(null)).toBeNull();
+  });
+});
+
+describe("parseWorkerMessage", () => {
+  it.each([
+    { type: "ready", protocolVersion: 1, pid: 5 },
+    { type: "reply", id: "1", ok: true, result: { any: "thing" } },
+    { type: "reply", id: "1", ok: false, error: "no" },
+    { type: "event", event: { type: "agent_start" } },
+    { type: "extension_ui", request: { method: "confirm", requestId: "r", title: "t", message: "m", timeoutMs: null } },
+    { type: "extension_ui", request: { method: "setWidget", key: "k", lines: null, placement: null } },
+    { type: "extension_ui", request: { method: "dismiss", requestId: "r", reason: "timeout" } },
+    { type: "extension_error", error: { extensionPath: "/x.ts", event: "session_start", error: "boom" } },
+    { type: "heartbeat", seq: 1, at: 2, isStreaming: false },
+    { type: "fault", kind: "protocol", message: "m", fatal: false },
+    { type: "faux_turn_request", id: "1", latestUserText: "" },
+  ])("accepts %j", (message) => {
+    expect(parseWorkerMessage(message).ok).toBe(true);
+  });
+
+  it.each([
+    [42, "message must be an object (got a number)"],
+    [{ type: "nope" }, 'unknown worker message type "nope"'],
+    [{ type: "reply", id: "1", ok: false }, "message.error must be a string (got undefined)"],
+    [{ type: "event", event: {} }, "message.event.type must be a string (got undefined)"],
+    [{ type: "snapshot", snapshot: {} }, "message.snapshot.revision must be a finite number (got undefined)"],
+    [{ type: "extension_ui", request: { method: "confirm", requestId: "r", title: "t", message: "m", timeoutMs: "soon" } }, "message.request.timeoutMs must be a finite number (got a string)"],
+    [{ type: "extension_ui", request: { method: "custom" } }, 'message.request.method is not a known extension UI method (got "custom")'],
+    [{ type: "fault", kind: "oops", message: "m", fatal: true }, 'message.kind must be one of protocol, uncaughtException, unhandledRejection, runtime (got "oops")'],
+  ])("rejects %j", (message, error) => {
+    expect(parseWorkerMessage(message)).toEqual({ ok: false, error });
+  });
+});

@@ -1,0 +1,70 @@
+/**
+ * Builds the serialisable `RuntimeSnapshot` of a live pi `AgentSessionRuntime` (worker side).
+ */
+import type { Api, Model } from "@earendil-works/pi-ai";
+import type { AgentSessionRuntime } from "@earendil-works/pi-coding-agent";
+import type { RuntimeModelInfo, RuntimeSlashCommand, RuntimeSnapshot, SessionKind } from "./runtime-protocol.ts";
+
+type PiAi = typeof import("@earendil-works/pi-ai");
+
+export function modelInfo(ai: PiAi, model: Model<Api>): RuntimeModelInfo {
+  return {
+    provider: model.provider,
+    id: model.id,
+    name: model.name,
+    api: model.api,
+    reasoning: model.reasoning,
+    input: [...model.input],
+    contextWindow: model.contextWindow,
+    maxTokens: model.maxTokens,
+    availableThinkingLevels: model.reasoning ? ["off", ...ai.getSupportedThinkingLevels(model).filter((level) => level !== "off")] : ["off"],
+  };
+}
+
+export function slashCommands(runtime: AgentSessionRuntime): RuntimeSlashCommand[] {
+  const session = runtime.session;
+  const commands: RuntimeSlashCommand[] = [];
+  for (const command of session.extensionRunner.getRegisteredCommands()) {
+    commands.push({ name: command.invocationName, ...(command.description ? { description: command.description } : {}), source: "extension" });
+  }
+  for (const template of session.promptTemplates) {
+    commands.push({ name: template.name, ...(template.description ? { description: template.description } : {}), source: "prompt" });
+  }
+  for (const skill of session.resourceLoader.getSkills().skills) {
+    commands.push({ name: `skill:${skill.name}`, ...(skill.description ? { description: skill.description } : {}), source: "skill" });
+  }
+  return commands;
+}
+
+export function buildRuntimeSnapshot(
+  ai: PiAi,
+  runtime: AgentSessionRuntime,
+  extra: { revision: number; kind: SessionKind | null; pendingToolCalls: readonly string[] },
+): RuntimeSnapshot {
+  const session = runtime.session;
+  const usage = session.getContextUsage();
+  return {
+    revision: extra.revision,
+    sessionId: session.sessionId,
+    sessionFile: session.sessionFile ?? null,
+    cwd: runtime.cwd,
+    sessionName: session.sessionName ?? null,
+    kind: extra.kind,
+    model: session.model ? modelInfo(ai, session.model) : null,
+    availableModels: session.modelRegistry.getAvailable().map((model) => modelInfo(ai, model)),
+    thinkingLevel: session.thinkingLevel,
+    availableThinkingLevels: [...session.getAvailableThinkingLevels()],
+    isStreaming: session.isStreaming,
+    isCompacting: session.isCompacting,
+    isBashRunning: session.isBashRunning,
+    pendingToolCalls: [...extra.pendingToolCalls],
+    queuedMessages: { steering: [...session.getSteeringMessages()], followUp: [...session.getFollowUpMessages()] },
+    steeringMode: session.steeringMode,
+    followUpMode: session.followUpMode,
+    activeToolNames: session.getActiveToolNames(),
+    contextUsage: usage ? { tokens: usage.tokens, contextWindow: usage.contextWindow, percent: usage.percent } : null,
+    slashCommands: slashCommands(runtime),
+    diagnostics: runtime.diagnostics.map((diagnostic) => ({ type: diagnostic.type, message: diagnostic.message })),
+    modelFallbackMessage: runtime.modelFallbackMessage ?? null,
+  };
+}

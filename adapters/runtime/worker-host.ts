@@ -1,0 +1,418 @@
+/**
+ * The worker logic, independent of the transport: hosts ONE pi `AgentSessionRuntime` (created by
+ * worker-runtime.ts from a session file or a new session in a cwd), executes validated `RuntimeRequest`s,
+ * forwards session events, snapshots, extension UI requests and extension errors, and asks the control plane
+ * for faux turns. After every runtime replacement (fork / new / switch, also extension-initiated) it
+ * re-subscribes and re-binds extensions. Used by the child entry (runtime-worker.ts, over process IPC) and by
+ * the in-process adapter (in-process-worker-client.ts).
+ */
+import { randomUUID } from "node:crypto";
+import type { AgentSessionEvent, AgentSessionRuntime, ExtensionFactory } from "@earendil-works/pi-coding-agent";
+import { ExtensionUiBridge, piGlobalTheme } from "./extension-ui-bridge.ts";
+import { type FauxTurn } from "./faux-script.ts";
+import { buildRuntimeSnapshot } from "./runtime-snapshot.ts";
+import {
+  type ControlMessage,
+  type ExtensionUiRequest,
+  type FaultKind,
+  RUNTIME_PROTOCOL_VERSION,
+  type RuntimeRequest,
+  type RuntimeRequestOf,
+  type RuntimeResultMap,
+  type RuntimeSnapshot,
+  type SessionKind,
+  type WorkerMessage,
+} from "./runtime-protocol.ts";
+import { messageIdOf, parseControlMessage } from "./runtime-protocol.validate.ts";
+import { createWorkerRuntime, readSessionHeader } from "./worker-runtime.ts";
+
+type PiModule = typeof import("@earendil-works/pi-coding-agent");
+type PiAiModule = typeof import("@earendil-works/pi-ai");
+
+export interface WorkerHostOptions {
+  /** Delivers a message to the control plane; `onSent` runs once it is handed to the channel. */
+  send: (message: WorkerMessage, onSent?: () => void) => void;
+  /** Extension factories (functions cannot cross IPC: in-process adapter only). */
+  extensionFactories?: ExtensionFactory[];
+  /** Runs after a `dispose` request was answered. */
+  onDisposed?: () => void;
+  /** How long to wait for a faux turn from the control plane before answering "No scripted reply". */
+  fauxTurnTimeoutMs?: number;
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** JSON-safe copy of an event (drops functions and undefined; bigint becomes a string). */
+function toJson<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value, (_key, inner: unknown) => (typeof inner === "bigint" ? inner.toString() : inner))) as T;
+}
+
+export class RuntimeWorkerHost {
+  private pi: PiModule | null = null;
+  private ai: PiAiModule | null = null;
+  private runtime: AgentSessionRuntime | null = null;
+  private opening = false;
+  private disposed = false;
+  private kind: SessionKind | null = null;
+  private revision = 0;
+  private unsubscribe: (() => void) | null = null;
+  private snapshotScheduled = false;
+  private readonly pendingToolCalls = new Set<string>();
+  private readonly fauxWaiters = new Map<string, (turn: FauxTurn | null) => void>();
+  private releaseFaux: (() => void) | null = null;
+  private heartbeat: NodeJS.Timeout | null = null;
+  private heartbeatSeq = 0;
+  private readonly bridge: ExtensionUiBridge;
+
+  constructor(private readonly options: WorkerHostOptions) {
+    this.bridge = new ExtensionUiBridge(
+      (request: ExtensionUiRequest) => this.send({ type: "extension_ui", request }),
+      () => piGlobalTheme((name, watch) => this.requirePi().initTheme(name, watch)),
+    );
+  }
+
+  /** Announces the worker (call once the transport listens). */
+  start(): void {
+    this.send({ type: "ready", protocolVersion: RUNTIME_PROTOCOL_VERSION, pid: process.pid });
+  }
+
+  /** Entry point for every raw message from the control plane; never throws. */
+  handleMessage(raw: unknown): void {
+    const parsed = parseControlMessage(raw);
+    if (!parsed.ok) {
+      const id = messageIdOf(raw);
+      if (id !== null) this.send({ type: "reply", id, ok: false, error: `invalid request: ${parsed.error}` });
+      else this.fault("protocol", `invalid message rejected: ${parsed.error}`, false);
+      return;
+    }
+    const message: ControlMessage = parsed.value;
+    if (message.type === "faux_turn_reply") {
+      const waiter = this.fauxWaiters.get(message.id);
+      if (waiter) waiter(message.turn);
+      else this.fault("protocol", `faux_turn_reply for unknown id ${message.id}`, false);
+      return;
+    }
+    void this.execute(message);
+  }
+
+  /** Reports a problem to the control plane. */
+  fault(kind: FaultKind, message: string, fatal: boolean): void {
+    this.send({ type: "fault", kind, message, fatal });
+  }
+
+  /** Disposes the runtime (idempotent); used by dispose requests and by the child when its parent vanished. */
+  async shutdown(): Promise<void> {
+    if (this.disposed) return;
+    this.disposed = true;
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.heartbeat = null;
+    this.bridge.dismissAll("disposed");
+    for (const waiter of [...this.fauxWaiters.values()]) waiter(null);
+    this.unsubscribe?.();
+    this.unsubscribe = null;
+    const runtime = this.runtime;
+    this.runtime = null;
+    try {
+      if (runtime) await runtime.dispose();
+    } finally {
+      this.releaseFaux?.();
+      this.releaseFaux = null;
+    }
+  }
+
+  private send(message: WorkerMessage, onSent?: () => void): void {
+    try {
+      this.options.send(message, onSent);
+    } catch (error) {
+      // A message that cannot be sent (channel closed) must not take the worker down.
+      process.emitWarning(`runtime worker could not send ${message.type}: ${errorMessage(error)}`);
+    }
+  }
+
+  private requirePi(): PiModule {
+    if (!this.pi) throw new Error("pi is not loaded");
+    return this.pi;
+  }
+
+  private requireRuntime(): AgentSessionRuntime {
+    if (this.disposed) throw new Error("the runtime was disposed");
+    if (!this.runtime) throw new Error("no session is open (send open first)");
+    return this.runtime;
+  }
+
+  private snapshot(): RuntimeSnapshot {
+    const runtime = this.requireRuntime();
+    if (!this.ai) throw new Error("pi is not loaded");
+    return buildRuntimeSnapshot(this.ai, runtime, { revision: ++this.revision, kind: this.kind, pendingToolCalls: [...this.pendingToolCalls] });
+  }
+
+  /** Coalesces state-change snapshots into one per macrotask (after pi updated its flags). */
+  private scheduleSnapshot(): void {
+    if (this.snapshotScheduled) return;
+    this.snapshotScheduled = true;
+    setImmediate(() => {
+      this.snapshotScheduled = false;
+      if (!this.runtime || this.disposed) return;
+      try {
+        this.send({ type: "snapshot", snapshot: this.snapshot() });
+      } catch (error) {
+        this.fault("runtime", `snapshot failed: ${errorMessage(error)}`, false);
+      }
+    });
+  }
+
+  private async execute(request: RuntimeRequest): Promise<void> {
+    let replied = false;
+    const reply = (outcome: { ok: true; result: unknown } | { ok: false; error: string }, onSent?: () => void): void => {
+      if (replied) return;
+      replied = true;
+      this.send(outcome.ok ? { type: "reply", id: request.id, ok: true, result: outcome.result } : { type: "reply", id: request.id, ok: false, error: outcome.error }, onSent);
+    };
+    try {
+      if (request.type === "prompt") {
+        await this.prompt(request, (result) => reply({ ok: true, result }));
+        return;
+      }
+      if (request.type === "dispose") {
+        await this.shutdown();
+        const result: RuntimeResultMap["dispose"] = { disposed: true };
+        reply({ ok: true, result }, () => this.options.onDisposed?.());
+        return;
+      }
+      reply({ ok: true, result: await this.run(request) });
+    } catch (error) {
+      // After an early reply (accepted prompt) the failure is still reported, as a non-fatal fault.
+      if (replied) this.fault("runtime", `${request.type} failed after it was accepted: ${errorMessage(error)}`, false);
+      reply({ ok: false, error: errorMessage(error) });
+    }
+  }
+
+  private async prompt(request: RuntimeRequestOf<"prompt">, accept: (result: RuntimeResultMap["prompt"]) => void): Promise<void> {
+    const session = this.requireRuntime().session;
+    let accepted = false;
+    const onAccepted = (): void => {
+      if (accepted) return;
+      accepted = true;
+      if (!request.awaitCompletion) accept({ accepted: true, completed: false });
+    };
+    // pi runs an extension command to completion before its preflight succeeds; a command may wait on a
+    // dialog the control plane answers only after this reply, so accept it up front.
+    const commandName = request.text.startsWith("/") ? (request.text.slice(1).split(/\s/, 1)[0] ?? "") : "";
+    if (commandName !== "" && session.extensionRunner.getRegisteredCommands().some((command) => command.invocationName === commandName)) {
+      onAccepted();
+    }
+    await session.prompt(request.text, {
+      ...(request.images ? { images: request.images } : {}),
+      ...(request.streamingBehavior ? { streamingBehavior: request.streamingBehavior } : {}),
+      source: "rpc",
+      preflightResult: (ok) => {
+        if (ok) onAccepted();
+      },
+    });
+    if (request.awaitCompletion) accept({ accepted: true, completed: true });
+    else onAccepted();
+  }
+
+  private async run(request: Exclude<RuntimeRequest, { type: "prompt" | "dispose" }>): Promise<unknown> {
+    switch (request.type) {
+      case "open":
+        return this.open(request);
+      case "snapshot":
+        return this.snapshot();
+      case "steer":
+        await this.requireRuntime().session.steer(request.text, request.images);
+        return this.snapshot();
+      case "followUp":
+        await this.requireRuntime().session.followUp(request.text, request.images);
+        return this.snapshot();
+      case "abort":
+        await this.requireRuntime().session.abort();
+        return this.snapshot();
+      case "clearQueue": {
+        const cleared = this.requireRuntime().session.clearQueue();
+        this.scheduleSnapshot();
+        return cleared;
+      }
+      case "compact": {
+        const result = await this.requireRuntime().session.compact(request.customInstructions);
+        return { summary: result.summary, firstKeptEntryId: result.firstKeptEntryId, tokensBefore: result.tokensBefore };
+      }
+      case "setModel": {
+        const session = this.requireRuntime().session;
+        const model = session.modelRegistry.find(request.provider, request.modelId);
+        if (!model) throw new Error(`unknown model ${request.provider}/${request.modelId}`);
+        await session.setModel(model);
+        return this.snapshot();
+      }
+      case "setThinkingLevel":
+        this.requireRuntime().session.setThinkingLevel(request.level);
+        return this.snapshot();
+      case "bash": {
+        const result = await this.requireRuntime().session.executeBash(request.command, undefined, {
+          ...(request.excludeFromContext !== undefined ? { excludeFromContext: request.excludeFromContext } : {}),
+        });
+        return toJson(result);
+      }
+      case "reload":
+        await this.requireRuntime().session.reload();
+        return this.snapshot();
+      case "navigateTree": {
+        const { targetId, summarize, customInstructions, replaceInstructions, label } = request;
+        const result = await this.requireRuntime().session.navigateTree(targetId, {
+          ...(summarize !== undefined ? { summarize } : {}),
+          ...(customInstructions !== undefined ? { customInstructions } : {}),
+          ...(replaceInstructions !== undefined ? { replaceInstructions } : {}),
+          ...(label !== undefined ? { label } : {}),
+        });
+        this.scheduleSnapshot();
+        return {
+          cancelled: result.cancelled,
+          ...(result.editorText !== undefined ? { editorText: result.editorText } : {}),
+          ...(result.aborted !== undefined ? { aborted: result.aborted } : {}),
+          ...(result.summaryEntry ? { summaryEntryId: result.summaryEntry.id } : {}),
+        };
+      }
+      case "fork": {
+        const result = await this.requireRuntime().fork(request.entryId, { position: request.position ?? "before" });
+        return { cancelled: result.cancelled, ...(result.selectedText !== undefined ? { selectedText: result.selectedText } : {}), snapshot: this.snapshot() };
+      }
+      case "newSession": {
+        const result = await this.requireRuntime().newSession();
+        return { cancelled: result.cancelled, snapshot: this.snapshot() };
+      }
+      case "switchSession": {
+        readSessionHeader(request.sessionFile);
+        const result = await this.requireRuntime().switchSession(request.sessionFile);
+        return { cancelled: result.cancelled, snapshot: this.snapshot() };
+      }
+      case "setSessionName":
+        this.requireRuntime().session.setSessionName(request.name);
+        return this.snapshot();
+      case "extensionUiReply": {
+        const { requestId, confirmed, value, cancelled } = request;
+        const delivered = this.bridge.reply(requestId, {
+          ...(confirmed !== undefined ? { confirmed } : {}),
+          ...(value !== undefined ? { value } : {}),
+          ...(cancelled !== undefined ? { cancelled } : {}),
+        });
+        return { delivered };
+      }
+    }
+  }
+
+  private async open(request: RuntimeRequestOf<"open">): Promise<RuntimeSnapshot> {
+    if (this.runtime || this.opening) throw new Error("a session is already open in this worker");
+    if (this.disposed) throw new Error("the worker was disposed");
+    this.opening = true;
+    try {
+      return await this.openRuntime(request);
+    } catch (error) {
+      this.releaseFaux?.();
+      this.releaseFaux = null;
+      throw error;
+    } finally {
+      this.opening = false;
+    }
+  }
+
+  private async openRuntime(request: RuntimeRequestOf<"open">): Promise<RuntimeSnapshot> {
+    const pi = (this.pi ??= await import("@earendil-works/pi-coding-agent"));
+    const ai = (this.ai ??= await import("@earendil-works/pi-ai"));
+    const opened = await createWorkerRuntime(pi, ai, request, {
+      extensionFactories: this.options.extensionFactories ?? [],
+      askFauxTurn: (text) => this.askFauxTurn(text),
+      onFauxRegistered: (release) => {
+        this.releaseFaux = release;
+      },
+    });
+    const runtime = opened.runtime;
+    this.runtime = runtime;
+    this.kind = opened.kind;
+    runtime.setRebindSession(async () => this.bind());
+    await this.bind();
+    this.startHeartbeat(request.options?.heartbeatMs ?? 5000);
+    return this.snapshot();
+  }
+
+  /** (Re)binds the current `runtime.session`: subscription, extension UI, command actions. */
+  private async bind(): Promise<void> {
+    const runtime = this.requireRuntime();
+    this.unsubscribe?.();
+    this.bridge.dismissAll("replaced");
+    this.pendingToolCalls.clear();
+    const session = runtime.session;
+    this.unsubscribe = session.subscribe((event) => this.onEvent(event));
+    await session.bindExtensions({
+      uiContext: this.bridge.createContext(),
+      commandContextActions: {
+        waitForIdle: () => runtime.session.agent.waitForIdle(),
+        newSession: async (options) => runtime.newSession(options),
+        fork: async (entryId, options) => ({ cancelled: (await runtime.fork(entryId, options)).cancelled }),
+        navigateTree: async (targetId, options) => ({ cancelled: (await runtime.session.navigateTree(targetId, options)).cancelled }),
+        switchSession: async (sessionPath, options) => runtime.switchSession(sessionPath, options),
+        reload: async () => runtime.session.reload(),
+      },
+      shutdownHandler: () => this.fault("runtime", "an extension requested shutdown", false),
+      onError: (error) =>
+        this.send({
+          type: "extension_error",
+          error: { extensionPath: error.extensionPath, event: error.event, error: error.error, ...(error.stack ? { stack: error.stack } : {}) },
+        }),
+    });
+    this.scheduleSnapshot();
+  }
+
+  private onEvent(event: AgentSessionEvent): void {
+    if (event.type === "tool_execution_start") this.pendingToolCalls.add(event.toolCallId);
+    if (event.type === "tool_execution_end") this.pendingToolCalls.delete(event.toolCallId);
+    if (event.type === "agent_end") this.pendingToolCalls.clear();
+    let copy: { type: string } & Record<string, unknown>;
+    try {
+      copy = toJson(event) as unknown as { type: string } & Record<string, unknown>;
+    } catch (error) {
+      this.fault("runtime", `event ${event.type} is not serialisable: ${errorMessage(error)}`, false);
+      return;
+    }
+    this.send({ type: "event", event: copy });
+    switch (event.type) {
+      case "agent_start":
+      case "agent_end":
+      case "turn_end":
+      case "queue_update":
+      case "compaction_start":
+      case "compaction_end":
+      case "tool_execution_start":
+      case "tool_execution_end":
+      case "thinking_level_changed":
+      case "session_info_changed":
+      case "auto_retry_start":
+      case "auto_retry_end":
+        this.scheduleSnapshot();
+    }
+  }
+
+  private startHeartbeat(intervalMs: number): void {
+    if (intervalMs <= 0 || this.heartbeat) return;
+    this.heartbeat = setInterval(() => {
+      this.send({ type: "heartbeat", seq: ++this.heartbeatSeq, at: Date.now(), isStreaming: this.runtime?.session.isStreaming ?? false });
+    }, intervalMs);
+    this.heartbeat.unref();
+  }
+
+  private askFauxTurn(latestUserText: string): Promise<FauxTurn | null> {
+    if (this.disposed) return Promise.resolve(null);
+    const id = randomUUID();
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => finish(null), this.options.fauxTurnTimeoutMs ?? 30_000);
+      const finish = (turn: FauxTurn | null): void => {
+        clearTimeout(timer);
+        this.fauxWaiters.delete(id);
+        resolve(turn);
+      };
+      this.fauxWaiters.set(id, finish);
+      this.send({ type: "faux_turn_request", id, latestUserText });
+    });
+  }
+}

@@ -1,0 +1,170 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { Subject } from "rxjs";
+import WebSocket from "ws";
+import { closeTestApps, MessageQueue, testApp } from "./app.fixture.ts";
+import { CLOSE_MESSAGE_TOO_BIG, PONG_TEXT } from "./events.routes.ts";
+import type { OpenRuntime, RuntimeHostEvent, RuntimeHostView } from "./runtime-host.ts";
+
+afterEach(closeTestApps);
+
+async function listening(options: Parameters<typeof testApp>[0] = {}): Promise<{ base: string; epoch: string }> {
+  const { app } = await testApp(options);
+  await app.listen({ port: 0, host: "127.0.0.1" });
+  const address = app.server.address();
+  if (typeof address !== "object" || address === null) throw new Error("no address");
+  return { base: `127.0.0.1:${address.port}`, epoch: app.leyline.epoch };
+}
+
+function connect(url: string, headers: Record<string, string> = {}): { socket: WebSocket; queue: MessageQueue; opened: Promise<void> } {
+  const socket = new WebSocket(url, { headers });
+  const queue = new MessageQueue(socket);
+  const opened = new Promise<void>((resolve, reject) => {
+    socket.once("open", () => resolve());
+    socket.once("error", reject);
+  });
+  return { socket, queue, opened };
+}
+
+function fakeRuntime(id: string): OpenRuntime {
+  return {
+    sessionId: id,
+    sessionFile: null,
+    summary: () => ({ id, path: "", cwd: "/w", isSubagentSession: false, research: null, firstMessage: "", messageCount: 0 }),
+    snapshot: (full) => ({ id, full }),
+  };
+}
+
+describe("WS /api/pi/events", () => {
+  it("sends runtime_roster first when nothing runs, with seq from 1 and the server epoch", async () => {
+    const { base, epoch } = await listening();
+    const { socket, queue, opened } = connect(`ws://${base}/api/pi/events`);
+    await opened;
+    expect(await queue.next()).toEqual({ type: "runtime_roster", data: { sessionIds: [] }, seq: 1, epoch });
+    socket.close();
+    await queue.closed;
+  });
+
+  it("sends one active_session per open runtime (full per ?sessionId) then the roster, and forwards host events", async () => {
+    const events = new Subject<RuntimeHostEvent>();
+    const host: RuntimeHostView = {
+      activeWorkers: () => 2,
+      openRuntimes: () => [fakeRuntime("s1"), fakeRuntime("s2")],
+      events$: events,
+    };
+    const { base, epoch } = await listening({ runtimeHost: host });
+    const focused = connect(`ws://${base}/api/pi/events?sessionId=s2`);
+    const all = connect(`ws://${base}/api/pi/events`);
+    const none = connect(`ws://${base}/api/pi/events?sessionId=`);
+    await Promise.all([focused.opened, all.opened, none.opened]);
+    const queues = { focused: focused.queue, all: all.queue, none: none.queue };
+
+    const take = async (queue: MessageQueue, n: number): Promise<unknown[]> => {
+      const out: unknown[] = [];
+      for (let i = 0; i < n; i++) out.push(await queue.next());
+      return out;
+    };
+    expect(await take(queues.focused, 3)).toEqual([
+      { type: "active_session", data: { id: "s1", full: false }, seq: 1, epoch },
+      { type: "active_session", data: { id: "s2", full: true }, seq: 2, epoch },
+      { type: "runtime_roster", data: { sessionIds: ["s1", "s2"] }, seq: 3, epoch },
+    ]);
+    expect((await take(queues.all, 3)).map((m) => (m as { data: unknown }).data)).toEqual([
+      { id: "s1", full: true },
+      { id: "s2", full: true },
+      { sessionIds: ["s1", "s2"] },
+    ]);
+    expect((await take(queues.none, 2)).map((m) => (m as { data: unknown }).data)).toEqual([
+      { id: "s1", full: false },
+      { id: "s2", full: false },
+    ]);
+    await take(queues.none, 1);
+
+    // A compact socket gets what the host's filter leaves (null: nothing).
+    events.next({ type: "runtime_event", sessionId: "s2", data: (full) => (full ? { activeSessionId: "s2", event: { type: "message_update" } } : null) });
+    events.next({ type: "runtime_removed", sessionId: "s1", data: () => ({ id: "s1" }) });
+    expect(await take(queues.focused, 2)).toEqual([
+      { type: "runtime_event", data: { activeSessionId: "s2", event: { type: "message_update" } }, seq: 4, epoch },
+      { type: "runtime_removed", data: { id: "s1" }, seq: 5, epoch },
+    ]);
+    expect(await take(queues.none, 1)).toEqual([{ type: "runtime_removed", data: { id: "s1" }, seq: 4, epoch }]);
+    for (const c of [focused, all, none]) c.socket.close();
+    await Promise.all([focused.queue.closed, all.queue.closed, none.queue.closed]);
+  });
+
+  it("pings on the heartbeat, keeps a socket that answers the literal pong, terminates one that does not", async () => {
+    const { base, epoch } = await listening({ heartbeatMs: 150 });
+    const good = connect(`ws://${base}/api/pi/events`);
+    const bad = connect(`ws://${base}/api/pi/events`);
+    const silent = connect(`ws://${base}/api/pi/events`);
+    await Promise.all([good.opened, bad.opened, silent.opened]);
+    for (const q of [good.queue, bad.queue, silent.queue]) expect((await q.next()).type).toBe("runtime_roster");
+
+    for (let i = 0; i < 3; i++) {
+      const ping = await good.queue.next();
+      expect(ping).toEqual({ type: "ping", seq: i + 2, epoch });
+      good.socket.send(PONG_TEXT);
+    }
+    expect(good.socket.readyState).toBe(WebSocket.OPEN);
+
+    expect((await bad.queue.next()).type).toBe("ping");
+    bad.socket.send('{"type": "pong"}'); // not the literal text
+    expect((await bad.queue.closed).code).toBe(1006);
+
+    expect((await silent.queue.next()).type).toBe("ping");
+    expect((await silent.queue.closed).code).toBe(1006);
+    good.socket.close();
+    await good.queue.closed;
+  });
+
+  it("closes with 1009 on a client message over 1 KiB and accepts one of exactly 1 KiB", async () => {
+    const { base } = await listening();
+    const ok = connect(`ws://${base}/api/pi/events`);
+    const big = connect(`ws://${base}/api/pi/events`);
+    await Promise.all([ok.opened, big.opened]);
+    ok.socket.send("x".repeat(1024));
+    big.socket.send("x".repeat(1025));
+    expect((await big.queue.closed).code).toBe(CLOSE_MESSAGE_TOO_BIG);
+    // The 1 KiB socket is still served: its roster arrived and it closes normally.
+    expect((await ok.queue.next()).type).toBe("runtime_roster");
+    ok.socket.close(1000);
+    expect((await ok.queue.closed).code).toBe(1000);
+  });
+
+  it("answers a plain GET with 426 and the envelope", async () => {
+    const { app } = await testApp();
+    const res = await app.inject({ method: "GET", url: "/api/pi/events" });
+    expect(res.statusCode).toBe(426);
+    expect(res.json()).toEqual({ error: expect.any(String) });
+  });
+
+  it("applies the origin policy to upgrades: loopback and allowed origins connect, others get 403", async () => {
+    const { base } = await listening({ allowedOrigins: ["https://app.example.com"] });
+    for (const origin of ["http://localhost:5173", "http://[::1]:8080", "https://app.example.com", `http://${base}`]) {
+      const c = connect(`ws://${base}/api/pi/events`, { origin });
+      await c.opened;
+      expect((await c.queue.next()).type, origin).toBe("runtime_roster");
+      c.socket.close();
+      await c.queue.closed;
+    }
+    const denied = new WebSocket(`ws://${base}/api/pi/events`, { headers: { origin: "https://evil.example" } });
+    const refused = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      denied.on("unexpected-response", (req, res) => {
+        let body = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => (body += chunk));
+        res.on("end", () => {
+          resolve({ status: res.statusCode ?? 0, body });
+          req.destroy();
+        });
+      });
+      denied.on("open", () => reject(new Error("upgrade should be refused")));
+      denied.on("error", () => undefined);
+    });
+    expect(refused.status).toBe(403);
+    expect(JSON.parse(refused.body)).toEqual({ error: "Origin not allowed" });
+    const after = connect(`ws://${base}/api/pi/events`);
+    await after.opened;
+    after.socket.close();
+    await after.queue.closed;
+  });
+});

@@ -1,0 +1,61 @@
+/**
+ * What the API needs from the runtime host (the worker processes that run pi's AgentSessionRuntime; issue 3).
+ * The host is not built yet: `idleRuntimeHost` stands in (no workers, no open runtimes, no events), and the
+ * routes are written against this interface so that the host plugs in through `buildApp({ runtimeHost })`.
+ *
+ * Seams the host fills:
+ * - `activeWorkers()` → GET /api/health;
+ * - `openRuntimes()` → runtime-only sessions at the top of GET /api/pi/sessions, and one `active_session` per
+ *   open runtime on every WS /api/pi/events connection (then `runtime_roster`);
+ * - `events$` → live messages (runtime_event, extension_ui, extension_error, runtime_removed, active_session
+ *   updates, roster changes) fanned out to every events socket, full or compact per the socket's ?sessionId.
+ */
+import { EMPTY, type Observable } from "rxjs";
+import type { SessionSummary } from "../domain/session-summary.ts";
+
+/** Which runtimes a socket receives in full: all (no ?sessionId), one (?sessionId=id) or none (?sessionId=). */
+export type EventFocus = { readonly kind: "all" } | { readonly kind: "one"; readonly sessionId: string | null };
+
+/** Whether a socket with this focus gets full snapshots and unfiltered events for a session. */
+export function isFullFor(focus: EventFocus, sessionId: string): boolean {
+  return focus.kind === "all" || focus.sessionId === sessionId;
+}
+
+/** `?sessionId` → focus: absent selects all runtimes (protocol compatibility), empty selects none. */
+export function eventFocusOf(sessionId: string | undefined): EventFocus {
+  if (sessionId === undefined) return { kind: "all" };
+  return { kind: "one", sessionId: sessionId === "" ? null : sessionId };
+}
+
+export interface OpenRuntime {
+  readonly sessionId: string;
+  /** The session file, or null while the runtime has not written one. */
+  readonly sessionFile: string | null;
+  /** The list row of this runtime (used when the file is not in the persisted list yet). */
+  summary(): SessionSummary;
+  /** The spec's `Active` snapshot: full (promptQueue items, state) or compact (promptQueue count/held/error). */
+  snapshot(full: boolean): unknown;
+}
+
+/** One live message for the events sockets. `data(full)` returns null when a compact socket gets nothing. */
+export interface RuntimeHostEvent {
+  readonly type: string;
+  /** The runtime it concerns, or null for messages that go to every socket as they are (e.g. runtime_roster). */
+  readonly sessionId: string | null;
+  data(full: boolean): unknown;
+}
+
+export interface RuntimeHostView {
+  /** Worker processes currently alive. */
+  activeWorkers(): number;
+  /** Open runtimes, in roster order. */
+  openRuntimes(): readonly OpenRuntime[];
+  readonly events$: Observable<RuntimeHostEvent>;
+}
+
+/** The stand-in until the runtime host lands: nothing runs. */
+export const idleRuntimeHost: RuntimeHostView = {
+  activeWorkers: () => 0,
+  openRuntimes: () => [],
+  events$: EMPTY,
+};

@@ -1,0 +1,93 @@
+/**
+ * SessionDetail (spec "Session detail") of a persisted session file, from the projections an opened session
+ * holds (`index.session$`: session summary + transcript). Pure given the tail snapshot and the file's mtime.
+ */
+import type { SessionSummary } from "../domain/session-summary.ts";
+import { FIRST_MESSAGE_LIMIT, truncateText } from "../domain/session-summary.ts";
+import type { ResearchState } from "../domain/research/research-types.ts";
+import type { TranscriptEntry } from "../domain/transcript/transcript-types.ts";
+import type { ProjectionStates } from "../adapters/projections/file-fold.ts";
+import {
+  selectResearchState,
+  selectSessionSummary,
+  sessionSummaryProjection,
+  type SessionSummaryState,
+} from "../projections/session-summary.projection.ts";
+import { selectTranscript, transcriptProjection, type TranscriptState } from "../projections/transcript.projection.ts";
+
+export type SessionDetailSession = Omit<SessionSummary, "research" | "modified"> & {
+  sessionFile: string;
+  messageCount: number;
+  /** Context size from the last valid assistant usage on the branch; null when unknown (none, or compacted since). */
+  contextTokens: number | null;
+  modified: string;
+  created: string;
+  research: ResearchState | null;
+};
+
+export interface SessionDetail {
+  session: SessionDetailSession;
+  entries: TranscriptEntry[];
+}
+
+/** pi's `calculateContextTokens`: totalTokens, else the sum of the parts. */
+function usageTokens(usage: { totalTokens?: unknown; input?: unknown; output?: unknown; cacheRead?: unknown; cacheWrite?: unknown }): number {
+  if (typeof usage.totalTokens === "number" && usage.totalTokens > 0) return usage.totalTokens;
+  let sum = 0;
+  for (const part of [usage.input, usage.output, usage.cacheRead, usage.cacheWrite]) {
+    if (typeof part === "number" && Number.isFinite(part)) sum += part;
+  }
+  return sum;
+}
+
+/**
+ * The context size as pi's getContextUsage knows it from the file alone: the usage of the last assistant
+ * message that was not aborted or failed; unknown (null) when there is none, when a compaction came after it
+ * (its usage is the pre-compaction size), or when it reports no tokens. Unlike pi, trailing messages after
+ * that usage are not estimated.
+ */
+export function contextTokensOf(entries: readonly TranscriptEntry[]): number | null {
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const entry = entries[i] as TranscriptEntry;
+    if (entry.type === "compaction") return null;
+    if (entry.type === "message" && entry.role === "assistant") {
+      if (entry.stopReason === "aborted" || entry.stopReason === "error") continue;
+      const tokens = usageTokens(entry.usage);
+      return tokens > 0 ? tokens : null;
+    }
+  }
+  return null;
+}
+
+function hasUserMessage(entries: readonly TranscriptEntry[]): boolean {
+  return entries.some((entry) => entry.type === "message" && entry.role === "user");
+}
+
+/**
+ * The detail of a folded session file, or null when the file is not a session (no header).
+ * `file.mtimeMs` stands in for times the file does not record (as in the list).
+ */
+export function selectSessionDetail(states: ProjectionStates, file: { path: string; mtimeMs: number }): SessionDetail | null {
+  const summaryState = states[sessionSummaryProjection.name] as SessionSummaryState | undefined;
+  const transcriptState = states[transcriptProjection.name] as TranscriptState | undefined;
+  if (summaryState === undefined || transcriptState === undefined) return null;
+  const summary = selectSessionSummary(summaryState, file);
+  if (summary === null) return null;
+  const entries = selectTranscript(transcriptState);
+  const research = selectResearchState(summaryState);
+  const fallbackTime = new Date(Number.isFinite(file.mtimeMs) ? file.mtimeMs : 0).toISOString();
+  const session: SessionDetailSession = {
+    ...summary,
+    sessionFile: file.path,
+    messageCount: summary.messageCount,
+    contextTokens: contextTokensOf(entries),
+    modified: summary.modified ?? fallbackTime,
+    created: summary.timestamp ?? fallbackTime,
+    research,
+  };
+  // Spec: detail uses the research objective for firstMessage when the branch has no user message.
+  if (research !== null && research.objective !== "" && !hasUserMessage(entries)) {
+    session.firstMessage = truncateText(research.objective, FIRST_MESSAGE_LIMIT);
+  }
+  return { session, entries };
+}

@@ -1,0 +1,113 @@
+/**
+ * Session read routes (spec "Session routes"):
+ * - GET /api/pi/sessions → `{ sessions: SessionSummary[] }`: runtime-only sessions (open runtimes whose file
+ *   is not in the persisted list) first, in roster order, then the persisted list by `modified`, newest first;
+ * - GET /api/pi/sessions/:id[?path=] → SessionDetail; with `path`, that file is opened and its session id must
+ *   equal `:id` (missing file or unknown id → 404, a file that is not that session → 500);
+ * - GET /api/pi/sessions/by-path?path= → SessionDetail (missing query → 400, unresolvable → 404).
+ *
+ * Details fold the file with the session-summary and transcript projections through the index's `session$`
+ * (shared with any live subscriber, dropped after the request otherwise).
+ */
+import fs from "node:fs";
+import path from "node:path";
+import type { FastifyPluginAsync } from "fastify";
+import { firstValueFrom } from "rxjs";
+import type { SessionSummary } from "../domain/session-summary.ts";
+import type { SessionIndex } from "../adapters/sessions/session-index.ts";
+import { expandHome } from "../adapters/sqlite/data-dir.ts";
+import { HttpError } from "./http-error.ts";
+import type { ReadSide } from "./read-side.ts";
+import type { RuntimeHostView } from "./runtime-host.ts";
+import { selectSessionDetail, type SessionDetail } from "./session-detail.ts";
+
+export interface SessionsRoutesOptions {
+  readonly readSide: ReadSide;
+  readonly runtimeHost: RuntimeHostView;
+}
+
+/** The list: runtime-only sessions, then the persisted ones (already ordered by the index). */
+export function sessionList(persisted: readonly SessionSummary[], runtimeHost: RuntimeHostView): SessionSummary[] {
+  const persistedPaths = new Set(persisted.map((s) => s.path));
+  const persistedIds = new Set(persisted.map((s) => s.id));
+  const runtimeOnly: SessionSummary[] = [];
+  for (const runtime of runtimeHost.openRuntimes()) {
+    const file = runtime.sessionFile;
+    if ((file !== null && persistedPaths.has(path.resolve(file))) || persistedIds.has(runtime.sessionId)) continue;
+    runtimeOnly.push(runtime.summary());
+  }
+  return [...runtimeOnly, ...persisted];
+}
+
+/** A `path` query value as a file path: `~` expanded, relative paths from the server's directory. */
+export function resolveSessionPath(value: string): string {
+  return path.resolve(expandHome(value.trim()));
+}
+
+/** The detail of a session file, or null when the file is missing or is not a session. */
+export async function loadSessionDetail(index: SessionIndex<SessionSummary>, file: string): Promise<SessionDetail | null> {
+  let stat: fs.Stats;
+  try {
+    stat = await fs.promises.stat(file);
+  } catch {
+    return null;
+  }
+  if (!stat.isFile()) return null;
+  const snapshot = await firstValueFrom(index.session$(file));
+  if (!snapshot.exists) return null;
+  return selectSessionDetail(snapshot.states, { path: file, mtimeMs: stat.mtimeMs });
+}
+
+const pathQuerySchema = {
+  type: "object",
+  properties: { path: { type: "string" } },
+} as const;
+
+const NOT_FOUND = "Session not found";
+
+export const sessionsRoutes: FastifyPluginAsync<SessionsRoutesOptions> = async (app, options) => {
+  const { readSide, runtimeHost } = options;
+
+  app.get("/api/pi/sessions", async () => {
+    const { index } = await readSide.ready();
+    return { sessions: sessionList(index.list(), runtimeHost) };
+  });
+
+  app.get<{ Querystring: { path?: string } }>(
+    "/api/pi/sessions/by-path",
+    { schema: { querystring: pathQuerySchema } },
+    async (request) => {
+      const value = request.query.path;
+      if (value === undefined || value.trim() === "") throw new HttpError(400, "Missing query parameter: path");
+      const { index } = await readSide.ready();
+      const detail = await loadSessionDetail(index, resolveSessionPath(value));
+      if (detail === null) throw new HttpError(404, NOT_FOUND);
+      return detail;
+    },
+  );
+
+  app.get<{ Params: { id: string }; Querystring: { path?: string } }>(
+    "/api/pi/sessions/:id",
+    { schema: { querystring: pathQuerySchema, params: { type: "object", properties: { id: { type: "string" } } } } },
+    async (request) => {
+      const { id } = request.params;
+      const { index } = await readSide.ready();
+      const given = request.query.path;
+      if (given !== undefined && given.trim() !== "") {
+        const file = resolveSessionPath(given);
+        if (!fs.existsSync(file)) throw new HttpError(404, NOT_FOUND);
+        const detail = await loadSessionDetail(index, file);
+        // Spec: an id and path mismatch is a 500 (a file that is no session cannot match either).
+        if (detail === null || detail.session.id !== id) throw new HttpError(500, "Session path does not match id");
+        return detail;
+      }
+      const runtime = runtimeHost.openRuntimes().find((r) => r.sessionId === id && r.sessionFile !== null);
+      const summary = index.list().find((s) => s.id === id);
+      const file = summary?.path ?? runtime?.sessionFile ?? null;
+      if (file === null) throw new HttpError(404, NOT_FOUND);
+      const detail = await loadSessionDetail(index, file);
+      if (detail === null || detail.session.id !== id) throw new HttpError(404, NOT_FOUND);
+      return detail;
+    },
+  );
+};
