@@ -3,7 +3,9 @@
  * other lines are entries forming an id/parentId tree. We reuse pi's own types (house style: never
  * re-declare them) and add the one record type our folds consume: a decoded line.
  */
-import type {
+import type { SessionEntry, SessionHeader } from "@earendil-works/pi-coding-agent";
+
+export type {
   BranchSummaryEntry,
   CompactionEntry,
   CustomEntry,
@@ -19,20 +21,6 @@ import type {
 
 /** pi's label entry (not exported from the package root). */
 export type LabelEntry = Extract<SessionEntry, { type: "label" }>;
-
-export type {
-  BranchSummaryEntry,
-  CompactionEntry,
-  CustomEntry,
-  CustomMessageEntry,
-  FileEntry,
-  ModelChangeEntry,
-  SessionEntry,
-  SessionHeader,
-  SessionInfoEntry,
-  SessionMessageEntry,
-  ThinkingLevelChangeEntry,
-};
 
 /** The newest session format version; older files are migrated in memory to it. */
 export const CURRENT_SESSION_VERSION = 3;

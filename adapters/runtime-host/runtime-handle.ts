@@ -1,0 +1,239 @@
+/**
+ * `RuntimeHandle`: the runtime actions of one open session (spec "Runtime action routes"), on top of the
+ * worker, queue and snapshot plumbing of `RuntimeHandleCore`. Every method throws `RuntimeHostError` with the
+ * status the API should answer; the API adds `detail` (SessionDetail) where the spec asks for it.
+ *
+ * Statuses: bad bodies 400; queue errors via `promptQueueErrorStatus` (stale revision 409, others 400);
+ * confirmation no longer pending 409; paused runtime 409; blocked actions and worker failures 500 (as the
+ * spec's status lines say for reload, compact, bash, model).
+ */
+import { randomUUID } from "node:crypto";
+import * as fs from "node:fs";
+import { parseQueueRequest, promptQueueErrorStatus } from "../../domain/prompt-queue/prompt-queue-request.ts";
+import type { PromptQueueDecision } from "../../domain/prompt-queue/prompt-queue-types.ts";
+import type { Active } from "../../domain/runtime/runtime-types.ts";
+import { type BashResultInfo, type CompactionResultInfo, THINKING_LEVELS, type ThinkingLevelName } from "../runtime/runtime-protocol.ts";
+import { normalizeSessionName, parsePromptBody } from "./runtime-action-bodies.ts";
+import { RuntimeHandleCore } from "./runtime-handle-core.ts";
+import { RuntimeHostError } from "./runtime-host-error.ts";
+import { activeBranchIds, defaultTrashDir, resetSessionFile } from "./session-reset.ts";
+
+export { type HostEvent, type OpenTarget, type RuntimeHandleOptions, type RuntimeStatus } from "./runtime-handle-core.ts";
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function queueFailure(decision: PromptQueueDecision): RuntimeHostError | null {
+  if (decision.ok) return null;
+  return new RuntimeHostError(promptQueueErrorStatus(decision.error.code), decision.error.message);
+}
+
+export class RuntimeHandle extends RuntimeHandleCore {
+  private touch(): void {
+    this.lastActivityAt = this.options.clock.now();
+  }
+
+  private requireIdle(action: string): void {
+    if (this.state.isStreaming) throw new RuntimeHostError(500, `Cannot ${action} while the session is streaming`);
+    if (this.state.isCompacting) throw new RuntimeHostError(500, `Cannot ${action} while the session is compacting`);
+    if (this.runStarting > 0 || this.dispatchProbe) throw new RuntimeHostError(500, `Cannot ${action} while a prompt is being set up`);
+    if (this.stopping) throw new RuntimeHostError(500, `Cannot ${action} while Stop is in progress`);
+    if (this.modelChanging) throw new RuntimeHostError(500, `Cannot ${action} during a model change`);
+  }
+
+  /** POST .../prompt → `{ queued, active }` (the API adds `ok: true`). */
+  async prompt(body: unknown): Promise<{ queued: boolean; active: Active }> {
+    const request = parsePromptBody(body);
+    await this.worker();
+    this.touch();
+    if (this.modelChanging) throw new RuntimeHostError(500, "A model change is in progress");
+    const commandName = request.text.startsWith("/") ? (request.text.slice(1).split(/\s/, 1)[0] ?? "") : "";
+    const extensionCommand = commandName !== "" && this.state.slashCommands.some((c) => c.source === "extension" && c.name === commandName);
+    const decision = this.runQueue({
+      type: "enqueue",
+      id: randomUUID(),
+      now: this.options.clock.now(),
+      text: request.text,
+      images: request.images,
+      streamingBehavior: request.streamingBehavior,
+      kind: request.kind ?? this.kind ?? "session",
+      handoffId: request.handoffId,
+      busy: this.busy(),
+      extensionCommand,
+    });
+    const failure = queueFailure(decision);
+    if (failure) throw failure;
+    if (!decision.ok) throw new RuntimeHostError(500, "unreachable");
+    if (decision.submission) await this.submit(decision.submission, request.streamingBehavior);
+    else this.scheduleDispatch();
+    return { queued: decision.queued, active: this.active() };
+  }
+
+  /** POST /api/pi/sessions/:id/queue → `active`. */
+  async queue(body: unknown): Promise<Active> {
+    await this.worker();
+    this.touch();
+    const parsed = parseQueueRequest(body, { stopping: this.stopping });
+    if (!parsed.ok) throw new RuntimeHostError(promptQueueErrorStatus(parsed.error.code), parsed.error.message);
+    const decision = this.runQueue(parsed.command);
+    const failure = queueFailure(decision);
+    if (failure) throw failure;
+    if (decision.ok && decision.submission) await this.submit(decision.submission, null);
+    this.scheduleDispatch();
+    return this.active();
+  }
+
+  /** Holds the remaining tasks, cancels unaccepted submissions and pending confirmations, aborts pi's run. */
+  async interrupt(): Promise<Active> {
+    await this.worker();
+    this.touch();
+    this.stopping = true;
+    try {
+      this.holdQueueFor({ type: "interrupt" });
+      this.dropConfirmations();
+      this.applySnapshot(await this.call("abort", {}));
+    } finally {
+      this.stopping = false;
+    }
+    return this.active();
+  }
+
+  async compact(customInstructions?: unknown): Promise<{ result: CompactionResultInfo; active: Active }> {
+    if (customInstructions !== undefined && typeof customInstructions !== "string") throw new RuntimeHostError(400, "customInstructions must be a string");
+    await this.worker();
+    this.touch();
+    this.requireIdle("compact");
+    const result = await this.call("compact", customInstructions !== undefined ? { customInstructions } : {}, { timeoutMs: 600_000 });
+    await this.refresh();
+    return { result, active: this.active() };
+  }
+
+  async bash(body: unknown): Promise<{ result: BashResultInfo; active: Active }> {
+    if (!isRecord(body) || typeof body["command"] !== "string") throw new RuntimeHostError(400, "command must be a string");
+    const excludeFromContext = body["excludeFromContext"];
+    if (excludeFromContext !== undefined && typeof excludeFromContext !== "boolean") throw new RuntimeHostError(400, "excludeFromContext must be a boolean");
+    const command = body["command"];
+    if (command.trim() === "") throw new RuntimeHostError(500, "Command is empty");
+    await this.worker();
+    this.touch();
+    if (this.bashRunning) throw new RuntimeHostError(500, "A shell command is already running");
+    this.bashRunning = true;
+    try {
+      const result = await this.call("bash", { command, ...(excludeFromContext !== undefined ? { excludeFromContext } : {}) }, { timeoutMs: 0 });
+      await this.refresh();
+      return { result, active: this.active() };
+    } finally {
+      this.bashRunning = false;
+    }
+  }
+
+  /** POST .../model `{ provider, id }`. */
+  async setModel(body: unknown): Promise<Active> {
+    if (!isRecord(body) || typeof body["provider"] !== "string" || typeof body["id"] !== "string") {
+      throw new RuntimeHostError(500, "provider and id must be strings");
+    }
+    const provider = body["provider"];
+    const id = body["id"];
+    await this.worker();
+    this.touch();
+    this.requireIdle("change the model");
+    if (!this.state.availableModels.some((model) => model.provider === provider && model.id === id)) {
+      throw new RuntimeHostError(500, `Unknown model ${provider}/${id}`);
+    }
+    this.modelChanging = true;
+    try {
+      this.applySnapshot(await this.call("setModel", { provider, modelId: id }));
+    } finally {
+      this.modelChanging = false;
+    }
+    this.scheduleDispatch();
+    return this.active();
+  }
+
+  /** POST .../thinking `{ level }`: the level must be one of `availableThinkingLevels` (400 otherwise). */
+  async setThinkingLevel(level: unknown): Promise<Active> {
+    if (typeof level !== "string") throw new RuntimeHostError(400, "level must be a string");
+    await this.worker();
+    this.touch();
+    if (!this.state.availableThinkingLevels.includes(level) || !(THINKING_LEVELS as readonly string[]).includes(level)) {
+      throw new RuntimeHostError(400, `Thinking level ${level} is not available (available: ${this.state.availableThinkingLevels.join(", ")})`);
+    }
+    this.applySnapshot(await this.call("setThinkingLevel", { level: level as ThinkingLevelName }));
+    return this.active();
+  }
+
+  /** Reloads pi's resources at the current leaf; unsent tasks stay, held. */
+  async reload(): Promise<Active> {
+    await this.worker();
+    this.touch();
+    this.requireIdle("reload");
+    if (this.queueState.items.some((item) => item.status === "sending")) throw new RuntimeHostError(500, "Cannot reload while a prompt is being set up");
+    this.holdQueueFor({ type: "reload" });
+    this.dropConfirmations();
+    this.feed([{ type: "extensionUiReset" }]);
+    this.applySnapshot(await this.call("reload", {}, { timeoutMs: 120_000 }));
+    return this.active();
+  }
+
+  /** PATCH /api/pi/sessions/:id `{ name }`: whitespace collapsed, empty rejected (400). */
+  async rename(name: unknown): Promise<Active> {
+    const normalized = normalizeSessionName(name);
+    await this.worker();
+    this.touch();
+    this.applySnapshot(await this.call("setSessionName", { name: normalized }));
+    return this.active();
+  }
+
+  /** POST .../extension-confirmations/:requestId `{ confirmed }`. */
+  async confirm(requestId: string, confirmed: unknown): Promise<void> {
+    if (typeof confirmed !== "boolean") throw new RuntimeHostError(400, "confirmed must be a boolean");
+    await this.worker();
+    this.touch();
+    if (!this.hasPendingConfirmation(requestId)) throw new RuntimeHostError(409, "Confirmation is no longer pending");
+    const { delivered } = await this.call("extensionUiReply", { requestId, confirmed });
+    this.resolveConfirmation(requestId);
+    if (!delivered) throw new RuntimeHostError(409, "Confirmation is no longer pending");
+  }
+
+  /**
+   * Reset to here: the file ends at `entryId` afterwards; the original file is copied (byte for byte) to the
+   * trash first (`trashPath`). The worker is disposed during the rewrite and a new one reopens the file; the
+   * queue is held as on reload. See session-reset.ts.
+   */
+  async resetToEntry(entryId: unknown, options: { trashDir?: string } = {}): Promise<{ trashPath: string; active: Active }> {
+    if (typeof entryId !== "string" || entryId === "") throw new RuntimeHostError(400, "entryId must be a non-empty string");
+    await this.worker();
+    this.touch();
+    this.requireIdle("reset");
+    const file = this.sessionFile;
+    if (file === null || !fs.existsSync(file)) throw new RuntimeHostError(500, "The session has no saved file yet");
+    const bytes = fs.readFileSync(file);
+    if (!activeBranchIds(bytes).includes(entryId)) {
+      const known = bytes.includes(Buffer.from(`"id":"${entryId}"`));
+      throw new RuntimeHostError(known ? 400 : 404, known ? `Entry ${entryId} is not on the active branch` : `Entry ${entryId} not found`);
+    }
+    this.holdQueueFor({ type: "reload" });
+    this.dropConfirmations();
+    this.feed([{ type: "extensionUiReset" }]);
+    this.status = "recovering";
+    await this.stopWorker();
+    let trashPath: string;
+    try {
+      trashPath = resetSessionFile(file, entryId, { trashDir: options.trashDir ?? defaultTrashDir(file), now: this.options.clock.now() }).trashPath;
+    } finally {
+      // the worker comes back whether or not the rewrite happened
+      await this.startWorker({ sessionFile: file });
+      this.status = "ready";
+    }
+    return { trashPath, active: this.active() };
+  }
+
+  /** Used by the host's fork: opens `sourceFile` in this (fresh) handle's worker and forks there. */
+  async startFork(sourceFile: string, entryId: string, position: "before" | "at"): Promise<void> {
+    await this.start({ sessionFile: sourceFile });
+    const result = await this.call("fork", { entryId, position });
+    if (result.cancelled) throw new RuntimeHostError(500, "The fork was cancelled by an extension");
+    this.applySnapshot(result.snapshot);
+  }
+}

@@ -1,0 +1,359 @@
+/**
+ * The runtime host: every open session's `RuntimeHandle` (one worker process each), the active-session
+ * selection, and supervision. It satisfies api/runtime-host.ts `RuntimeHostView` structurally (adapters may
+ * not import api/): `activeWorkers()`, `openRuntimes()`, `events$`.
+ *
+ * Policies (all injectable through `RuntimeHostOptions`):
+ * - capacity (default 16 workers, pending starts included): at the limit, the least recently active IDLE
+ *   runtime (not selected, not busy, empty queue, no pending confirmation) is closed to make room; when none
+ *   is idle, `open`/`fork` throw RuntimeHostError 503 "Runtime capacity reached".
+ * - idle cleanup (default 30 min; ≤0 disables): a sweep every `idleSweepMs` closes idle runtimes (as above,
+ *   never a streaming one, never the selected one) whose last action or pi event is older than `idleMs`.
+ *   A closed runtime is announced with `runtime_removed` and `runtime_roster`; scoped routes reopen it.
+ * - watchdog (probe every `watchdogMs`, default 60 s; ≤0 disables): liveness = any valid worker message
+ *   (heartbeats every `heartbeatMs`) within `livenessMs`; progress = a busy runtime (streaming/compacting)
+ *   must produce a pi event within `noProgressMs` (default 15 min), except while a confirmation waits for
+ *   the user. A failed probe replaces the worker like a crash does.
+ * - replacement: a crashed or stalled worker is replaced and the session file reopened; after `maxRecoveries`
+ *   (3) consecutive recoveries the next failure leaves the runtime `paused` until `open` (or `reopen`) again.
+ * - shutdown: stops the timers, refuses new opens, disposes every worker (SIGKILL after `disposeTimeoutMs`).
+ *
+ * The `FauxScript` (LEYLINE_FAUX_RESPONSES) is owned here and shared by every worker the host creates.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { type Observable, Subject } from "rxjs";
+import { FauxScript } from "../runtime/faux-script.ts";
+import type { SessionKind, WorkerOpenOptions } from "../runtime/runtime-protocol.ts";
+import { ForkedWorkerClient, type RuntimeWorkerClient } from "../runtime/worker-client.ts";
+import { type HostClock, type HostTimer, systemClock } from "./host-clock.ts";
+import { type HostEvent, type OpenTarget, RuntimeHandle } from "./runtime-handle.ts";
+import { RuntimeHostError } from "./runtime-host-error.ts";
+
+export interface RuntimeHostOptions {
+  /** pi's agent dir for every worker (default: the worker's PI_CODING_AGENT_DIR). */
+  agentDir?: string;
+  extensionPaths?: string[];
+  tools?: string[];
+  /** The shared faux script; default `FauxScript.fromEnv()` (LEYLINE_FAUX_RESPONSES). null disables faux. */
+  fauxScript?: FauxScript | null;
+  /** Faux streaming speed (tests slow it down to interrupt a run). */
+  faux?: { tokensPerSecond?: number; tokenSize?: number };
+  /** Worker factory; default a `ForkedWorkerClient` child process. Tests inject `InProcessWorkerClient`. */
+  createClient?: (context: { fauxScript: FauxScript | null }) => RuntimeWorkerClient;
+  /** Environment of forked workers (default process.env). */
+  env?: NodeJS.ProcessEnv;
+  clock?: HostClock;
+  capacity?: number;
+  idleMs?: number;
+  idleSweepMs?: number;
+  watchdogMs?: number;
+  livenessMs?: number;
+  noProgressMs?: number;
+  heartbeatMs?: number;
+  maxRecoveries?: number;
+  /** Expiry of confirmations whose extension set no timeout (default none). */
+  confirmationTimeoutMs?: number | null;
+  openTimeoutMs?: number;
+  disposeTimeoutMs?: number;
+}
+
+export const DEFAULT_CAPACITY = 16;
+export const DEFAULT_IDLE_MS = 1_800_000;
+export const DEFAULT_WATCHDOG_MS = 60_000;
+export const DEFAULT_NO_PROGRESS_MS = 900_000;
+export const DEFAULT_HEARTBEAT_MS = 5_000;
+export const DEFAULT_MAX_RECOVERIES = 3;
+
+/** Open by file (reuses an open handle for the same file) or create a new session. */
+export type OpenRequest = { sessionFile: string } | { new: { cwd: string; kind?: SessionKind } };
+
+export class RuntimeHost {
+  readonly fauxScript: FauxScript | null;
+  private readonly subject = new Subject<HostEvent>();
+  readonly events$: Observable<HostEvent> = this.subject.asObservable();
+  private readonly clock: HostClock;
+  private readonly registered: RuntimeHandle[] = [];
+  /** Handles still starting (they count toward capacity). */
+  private readonly pendingHandles = new Set<RuntimeHandle>();
+  private readonly openingFiles = new Map<string, Promise<RuntimeHandle>>();
+  private selected: string | null = null;
+  private shuttingDown = false;
+  private idleTimer: HostTimer | null = null;
+  private watchdogTimer: HostTimer | null = null;
+  private readonly workerOptions: WorkerOpenOptions;
+
+  constructor(private readonly options: RuntimeHostOptions = {}) {
+    this.clock = options.clock ?? systemClock;
+    this.fauxScript = options.fauxScript === undefined ? FauxScript.fromEnv() : options.fauxScript;
+    this.workerOptions = {
+      ...(options.agentDir !== undefined ? { agentDir: options.agentDir } : {}),
+      ...(options.extensionPaths ? { extensionPaths: options.extensionPaths } : {}),
+      ...(options.tools ? { tools: options.tools } : {}),
+      ...(this.fauxScript ? { faux: options.faux ?? {} } : {}),
+      heartbeatMs: options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
+    };
+    this.scheduleIdleSweep();
+    this.scheduleWatchdog();
+  }
+
+  // ------------------------------------------------------------------------------------------------------
+  // RuntimeHostView
+  // ------------------------------------------------------------------------------------------------------
+
+  activeWorkers(): number {
+    return [...this.registered, ...this.pendingHandles].filter((handle) => handle.hasLiveWorker).length;
+  }
+
+  /** Open runtimes in roster (open) order. */
+  openRuntimes(): readonly RuntimeHandle[] {
+    return [...this.registered];
+  }
+
+  handles(): readonly RuntimeHandle[] {
+    return this.openRuntimes();
+  }
+
+  get(sessionId: string): RuntimeHandle | undefined {
+    return this.registered.find((handle) => handle.sessionId === sessionId);
+  }
+
+  /** The handle or 404 "Session not found". */
+  require(sessionId: string): RuntimeHandle {
+    const handle = this.get(sessionId);
+    if (!handle) throw new RuntimeHostError(404, "Session not found");
+    return handle;
+  }
+
+  findByFile(sessionFile: string): RuntimeHandle | undefined {
+    const resolved = path.resolve(sessionFile);
+    return this.registered.find((handle) => handle.sessionFile !== null && path.resolve(handle.sessionFile) === resolved);
+  }
+
+  get activeSessionId(): string | null {
+    return this.selected !== null && this.get(this.selected) ? this.selected : null;
+  }
+
+  select(sessionId: string): RuntimeHandle {
+    const handle = this.require(sessionId);
+    this.selected = sessionId;
+    return handle;
+  }
+
+  /** The selected runtime (legacy routes), or 500 "No active session". */
+  active(): RuntimeHandle {
+    const id = this.activeSessionId;
+    const handle = id === null ? undefined : this.get(id);
+    if (!handle) throw new RuntimeHostError(500, "No active session");
+    return handle;
+  }
+
+  // ------------------------------------------------------------------------------------------------------
+  // Opening and closing
+  // ------------------------------------------------------------------------------------------------------
+
+  async open(request: OpenRequest, options: { select?: boolean } = {}): Promise<RuntimeHandle> {
+    const handle = "sessionFile" in request ? await this.openFile(request.sessionFile) : await this.openNew(request.new);
+    if (options.select) this.selected = handle.sessionId;
+    return handle;
+  }
+
+  private async openFile(sessionFile: string): Promise<RuntimeHandle> {
+    if (typeof sessionFile !== "string" || sessionFile === "") throw new RuntimeHostError(400, "sessionFile must be a non-empty string");
+    const file = path.resolve(sessionFile);
+    const existing = this.findByFile(file);
+    if (existing) {
+      if (existing.status === "paused") await existing.reopen();
+      return existing;
+    }
+    const opening = this.openingFiles.get(file);
+    if (opening) return opening;
+    if (!fs.existsSync(file)) throw new RuntimeHostError(404, "Session not found");
+    const run = this.launch((handle) => handle.start({ sessionFile: file }));
+    this.openingFiles.set(file, run);
+    try {
+      return await run;
+    } finally {
+      this.openingFiles.delete(file);
+    }
+  }
+
+  private async openNew(target: { cwd: string; kind?: SessionKind }): Promise<RuntimeHandle> {
+    if (typeof target?.cwd !== "string" || target.cwd === "") throw new RuntimeHostError(400, "cwd must be a non-empty string");
+    if (target.kind !== undefined && target.kind !== "session" && target.kind !== "research") throw new RuntimeHostError(400, "kind must be session or research");
+    const open: OpenTarget = { new: { cwd: path.resolve(target.cwd), ...(target.kind ? { kind: target.kind } : {}) } };
+    return this.launch((handle) => handle.start(open));
+  }
+
+  /**
+   * Forks `sourceId` at `entryId` into a NEW runtime (its own worker and file) and selects it. The source
+   * runtime, its queue and native inputs stay as they are. `position`: "at" keeps the entry (default),
+   * "before" forks before a user message (pi's editor fork).
+   */
+  async fork(sourceId: string, entryId: unknown, options: { position?: "before" | "at" } = {}): Promise<RuntimeHandle> {
+    if (typeof entryId !== "string" || entryId === "") throw new RuntimeHostError(400, "entryId must be a non-empty string");
+    const source = this.require(sourceId);
+    if (source.active().state.isCompacting) throw new RuntimeHostError(500, "Cannot fork while the session is compacting");
+    const file = source.sessionFile;
+    if (file === null || !fs.existsSync(file)) throw new RuntimeHostError(500, "Cannot fork an unsaved session");
+    const handle = await this.launch((fresh) => fresh.startFork(file, entryId, options.position ?? "at"));
+    this.selected = handle.sessionId;
+    return handle;
+  }
+
+  /** Closes one runtime (DELETE, idle cleanup, eviction): disposes its worker, announces the removal. */
+  async close(sessionId: string): Promise<void> {
+    const handle = this.require(sessionId);
+    await this.closeHandle(handle);
+  }
+
+  private async closeHandle(handle: RuntimeHandle): Promise<void> {
+    const index = this.registered.indexOf(handle);
+    if (index !== -1) this.registered.splice(index, 1);
+    const id = handle.sessionId;
+    if (this.selected === id) this.selected = null;
+    await handle.close(this.options.disposeTimeoutMs ?? 5000);
+    if (index !== -1) {
+      this.emitGlobal("runtime_removed", { id });
+      this.emitRoster();
+    }
+  }
+
+  private createHandle(): RuntimeHandle {
+    const fauxScript = this.fauxScript;
+    const createClient =
+      this.options.createClient ?? ((context) => ForkedWorkerClient.spawn({ fauxScript: context.fauxScript, ...(this.options.env ? { env: this.options.env } : {}) }));
+    return new RuntimeHandle({
+      clock: this.clock,
+      createClient: () => createClient({ fauxScript }),
+      workerOptions: this.workerOptions,
+      emit: (event) => this.subject.next(event),
+      maxRecoveries: this.options.maxRecoveries ?? DEFAULT_MAX_RECOVERIES,
+      confirmationTimeoutMs: this.options.confirmationTimeoutMs ?? null,
+      openTimeoutMs: this.options.openTimeoutMs ?? 60_000,
+      onIdentityChanged: (_handle, previousId) => {
+        if (this.selected === previousId) this.selected = _handle.sessionId;
+        this.emitGlobal("runtime_removed", { id: previousId });
+        this.emitRoster();
+      },
+    });
+  }
+
+  /** Capacity check, start, registration and announcement of a new handle. */
+  private async launch(start: (handle: RuntimeHandle) => Promise<void>): Promise<RuntimeHandle> {
+    if (this.shuttingDown) throw new RuntimeHostError(503, "The server is shutting down");
+    await this.ensureCapacity();
+    const handle = this.createHandle();
+    this.pendingHandles.add(handle);
+    try {
+      await start(handle);
+    } catch (error) {
+      this.pendingHandles.delete(handle);
+      await handle.close(this.options.disposeTimeoutMs ?? 5000);
+      throw error;
+    }
+    this.pendingHandles.delete(handle);
+    if (this.shuttingDown) {
+      await handle.close(this.options.disposeTimeoutMs ?? 5000);
+      throw new RuntimeHostError(503, "The server is shutting down");
+    }
+    // Two opens of one file can race through fork/new paths only; a duplicate file yields to the first.
+    const duplicate = handle.sessionFile !== null ? this.findByFile(handle.sessionFile) : undefined;
+    if (duplicate) {
+      await handle.close(this.options.disposeTimeoutMs ?? 5000);
+      return duplicate;
+    }
+    this.registered.push(handle);
+    handle.publish();
+    this.emitRoster();
+    return handle;
+  }
+
+  private async ensureCapacity(): Promise<void> {
+    const capacity = this.options.capacity ?? DEFAULT_CAPACITY;
+    const used = (): number => this.registered.filter((handle) => handle.status !== "paused").length + this.pendingHandles.size;
+    while (used() >= capacity) {
+      const victim = this.idleCandidates().sort((a, b) => a.lastActivityAt - b.lastActivityAt)[0];
+      if (!victim) throw new RuntimeHostError(503, `Runtime capacity reached (${capacity} open runtimes, none idle)`);
+      await this.closeHandle(victim);
+    }
+  }
+
+  private idleCandidates(): RuntimeHandle[] {
+    return this.registered.filter((handle) => handle.sessionId !== this.selected && handle.isIdle());
+  }
+
+  // ------------------------------------------------------------------------------------------------------
+  // Supervision timers
+  // ------------------------------------------------------------------------------------------------------
+
+  /** Closes runtimes idle for longer than `idleMs`; returns the closed session ids. */
+  async sweepIdle(): Promise<string[]> {
+    const idleMs = this.options.idleMs ?? DEFAULT_IDLE_MS;
+    if (idleMs <= 0) return [];
+    const now = this.clock.now();
+    const victims = this.idleCandidates().filter((handle) => now - handle.lastActivityAt >= idleMs);
+    for (const victim of victims) await this.closeHandle(victim);
+    return victims.map((victim) => victim.sessionId);
+  }
+
+  /** One watchdog round over every runtime; returns the runtimes that were replaced and why. */
+  probe(): Array<{ sessionId: string; verdict: "unresponsive" | "stalled" }> {
+    const limits = {
+      livenessMs: this.options.livenessMs ?? Math.max(30_000, 6 * (this.options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS)),
+      noProgressMs: this.options.noProgressMs ?? DEFAULT_NO_PROGRESS_MS,
+    };
+    const now = this.clock.now();
+    const replaced: Array<{ sessionId: string; verdict: "unresponsive" | "stalled" }> = [];
+    for (const handle of this.registered) {
+      const verdict = handle.probe(now, limits);
+      if (verdict !== "ok") replaced.push({ sessionId: handle.sessionId, verdict });
+    }
+    return replaced;
+  }
+
+  private scheduleIdleSweep(): void {
+    const idleMs = this.options.idleMs ?? DEFAULT_IDLE_MS;
+    if (idleMs <= 0) return;
+    const every = this.options.idleSweepMs ?? Math.min(60_000, Math.max(1000, Math.floor(idleMs / 4)));
+    this.idleTimer = this.clock.schedule(every, () => {
+      if (this.shuttingDown) return;
+      this.scheduleIdleSweep();
+      void this.sweepIdle().catch(() => {});
+    });
+  }
+
+  private scheduleWatchdog(): void {
+    const every = this.options.watchdogMs ?? DEFAULT_WATCHDOG_MS;
+    if (every <= 0) return;
+    this.watchdogTimer = this.clock.schedule(every, () => {
+      if (this.shuttingDown) return;
+      this.probe();
+      this.scheduleWatchdog();
+    });
+  }
+
+  /** Stops supervision, refuses new opens, disposes every worker. Idempotent. */
+  async shutdown(): Promise<void> {
+    this.shuttingDown = true;
+    this.idleTimer?.cancel();
+    this.watchdogTimer?.cancel();
+    const handles = [...this.registered, ...this.pendingHandles];
+    this.registered.length = 0;
+    this.selected = null;
+    await Promise.all(handles.map((handle) => handle.close(this.options.disposeTimeoutMs ?? 5000)));
+    this.subject.complete();
+  }
+
+  // ------------------------------------------------------------------------------------------------------
+  // Events
+  // ------------------------------------------------------------------------------------------------------
+
+  private emitGlobal(type: string, data: unknown): void {
+    this.subject.next({ type, sessionId: null, data: () => data });
+  }
+
+  private emitRoster(): void {
+    this.emitGlobal("runtime_roster", { sessionIds: this.registered.map((handle) => handle.sessionId) });
+  }
+}

@@ -1,0 +1,46 @@
+/**
+ * Maps the worker's `RuntimeSnapshot` (IPC shape) to the projection's `RuntimeWorkerSnapshot` (spec DTO
+ * shapes: `Model` with supportsImages / supportsUltrafast).
+ */
+import type { RuntimeWorkerSnapshot } from "../../domain/runtime/runtime-inputs.ts";
+import type { Model, RuntimeDiagnostic, SlashCommand } from "../../domain/runtime/runtime-types.ts";
+import type { RuntimeModelInfo, RuntimeSnapshot } from "../runtime/runtime-protocol.ts";
+
+/** Models the Ultrafast mode supports; none until the bundled Ultrafast extension defines its eligibility. */
+export function modelDto(model: RuntimeModelInfo): Model {
+  return {
+    id: model.id,
+    name: model.name,
+    provider: model.provider,
+    supportsImages: model.input.includes("image"),
+    supportsUltrafast: false,
+    availableThinkingLevels: [...model.availableThinkingLevels],
+  };
+}
+
+export function workerSnapshotInput(snapshot: RuntimeSnapshot): RuntimeWorkerSnapshot {
+  const slashCommands: SlashCommand[] = snapshot.slashCommands.map((command) => ({
+    name: command.name,
+    ...(command.description !== undefined ? { description: command.description } : {}),
+    source: command.source,
+  }));
+  return {
+    model: snapshot.model ? modelDto(snapshot.model) : null,
+    availableModels: snapshot.availableModels.map(modelDto),
+    thinkingLevel: snapshot.thinkingLevel,
+    availableThinkingLevels: [...snapshot.availableThinkingLevels],
+    isStreaming: snapshot.isStreaming,
+    isCompacting: snapshot.isCompacting,
+    pendingToolCalls: [...snapshot.pendingToolCalls],
+    steeringMode: snapshot.steeringMode,
+    followUpMode: snapshot.followUpMode,
+    activeToolNames: [...snapshot.activeToolNames],
+    contextUsage: snapshot.contextUsage,
+    slashCommands,
+    queuedMessages: { steering: [...snapshot.queuedMessages.steering], followUp: [...snapshot.queuedMessages.followUp] },
+  };
+}
+
+export function workerDiagnostics(snapshot: RuntimeSnapshot): RuntimeDiagnostic[] {
+  return snapshot.diagnostics.map((diagnostic) => ({ type: diagnostic.type, message: diagnostic.message }));
+}
