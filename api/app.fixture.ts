@@ -8,8 +8,9 @@ import path from "node:path";
 import type { FastifyInstance } from "fastify";
 import type { RawData, WebSocket } from "ws";
 import { buildApp, type BuildAppOptions } from "./app.ts";
+import { PI_SESSION_FIXTURES_DIR } from "../test/support/fixtures.ts";
 
-export const FIXTURES_DIR = "/work/shared/fixtures/pi-sessions";
+export const FIXTURES_DIR = PI_SESSION_FIXTURES_DIR;
 
 export interface TestDirs {
   readonly root: string;

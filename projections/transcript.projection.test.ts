@@ -10,8 +10,9 @@ import { entryOf } from "../domain/session-tree.ts";
 import { unsharedObjects } from "../test/support/structural-sharing.ts";
 import { fold, rebuild } from "./projection.ts";
 import { selectTranscript, transcriptProjection, type TranscriptState } from "./transcript.projection.ts";
+import { PI_SESSION_FIXTURES_DIR } from "../test/support/fixtures.ts";
 
-const FIXTURES = "/work/shared/fixtures/pi-sessions";
+const FIXTURES = PI_SESSION_FIXTURES_DIR;
 const fixtureFiles = fs.existsSync(FIXTURES) ? fs.readdirSync(FIXTURES).filter((f) => f.endsWith(".jsonl")) : [];
 
 type Json = Record<string, unknown>;

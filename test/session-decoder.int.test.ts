@@ -22,8 +22,9 @@ import type { LogRecord } from "../domain/session-log.ts";
 import { rebuild } from "../projections/projection.ts";
 import { sessionTreeProjection } from "../projections/session-tree.projection.ts";
 import { sessionFileArb } from "./arbitraries/session-log.arbitrary.ts";
+import { PI_SESSION_FIXTURES_DIR } from "./support/fixtures.ts";
 
-const fixturesDir = "/work/shared/fixtures/pi-sessions";
+const fixturesDir = PI_SESSION_FIXTURES_DIR;
 let tmp = "";
 let previousAgentDir: string | undefined;
 

@@ -11,8 +11,9 @@ import { openLeylineDatabase, type LeylineDatabaseHandle } from "../sqlite/datab
 import { resolveAgentDir } from "./agent-dir.ts";
 import { createPiSessionIndex, SESSION_INDEX_SCOPE } from "./pi-session-index.ts";
 import type { SessionIndex, SessionListEvent } from "./session-index.ts";
+import { PI_SESSION_FIXTURES_DIR } from "../../test/support/fixtures.ts";
 
-const FIXTURES = "/work/shared/fixtures/pi-sessions";
+const FIXTURES = PI_SESSION_FIXTURES_DIR;
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -35,7 +36,15 @@ function setup(): Setup {
   return { agentDir, sessions, project, dataDir: path.join(root, "data") };
 }
 
-async function open(s: Setup, watch = true): Promise<{ index: SessionIndex<SessionSummary>; db: LeylineDatabaseHandle }> {
+/**
+ * Opens the index over `s`; waits until it is verified against the disk (`until: "ready"`: only until it serves
+ * a list, which on a warm start is the stored one).
+ */
+async function open(
+  s: Setup,
+  watch = true,
+  until: "ready" | "verified" = "verified",
+): Promise<{ index: SessionIndex<SessionSummary>; db: LeylineDatabaseHandle }> {
   const db = await openLeylineDatabase({ dataDir: s.dataDir });
   const index = createPiSessionIndex({
     db: db.db,
@@ -55,7 +64,7 @@ async function open(s: Setup, watch = true): Promise<{ index: SessionIndex<Sessi
     await db.close();
   };
   cleanups.push(close);
-  await index.ready;
+  await (until === "ready" ? index.ready : index.verified);
   return { index, db };
 }
 
@@ -85,7 +94,7 @@ describe("session index", () => {
     fs.writeFileSync(path.join(s.project, "empty.jsonl"), "");
     fs.writeFileSync(path.join(s.project, "readme.txt"), "ignored");
     const { index } = await open(s);
-    expect(index.status()).toEqual({ filesOnDisk: 5, indexed: 3, invalid: 2, ready: true });
+    expect(index.status()).toEqual({ filesOnDisk: 5, indexed: 3, invalid: 2, ready: true, verified: true });
     const list = index.list();
     expect(list.map((x) => path.basename(x.path)).sort()).toEqual(["a.jsonl", "b.jsonl", "c.jsonl"]);
     expect(list.find((x) => x.id === "d703a1a9-1b7b-4fb1-b512-c9738b1fe617")?.messageCount).toBeGreaterThan(100);
@@ -150,10 +159,10 @@ describe("session index", () => {
     const file = path.join(s.project, "late.jsonl");
     fs.writeFileSync(file, '{"type":"sess'); // torn header
     await index.rescan();
-    expect(index.status()).toEqual({ filesOnDisk: 1, indexed: 0, invalid: 1, ready: true });
+    expect(index.status()).toEqual({ filesOnDisk: 1, indexed: 0, invalid: 1, ready: true, verified: true });
     fs.writeFileSync(file, headerLine("llll-0001"));
     await index.touch([file]);
-    expect(index.status()).toEqual({ filesOnDisk: 1, indexed: 1, invalid: 0, ready: true });
+    expect(index.status()).toEqual({ filesOnDisk: 1, indexed: 1, invalid: 0, ready: true, verified: true });
   });
 
   it("restarts warm from checkpoints with the same list, forgetting files deleted meanwhile", async () => {
@@ -179,6 +188,92 @@ describe("session index", () => {
     const large = warmList.find((x) => x.path.endsWith("v1-large-session.jsonl"));
     const before = coldList.find((x) => x.path.endsWith("v1-large-session.jsonl"));
     expect(large?.messageCount).toBe((before?.messageCount ?? 0) + 1);
+  });
+
+  it("serves the stored list at ready on a warm start, then verifies it against the disk and reports each difference", async () => {
+    const s = setup();
+    fs.copyFileSync(path.join(FIXTURES, "v1-large-session.jsonl"), path.join(s.project, "large.jsonl"));
+    fs.writeFileSync(path.join(s.project, "b.jsonl"), sessionText("bbbb-0001", 2));
+    fs.writeFileSync(path.join(s.project, "x.jsonl"), sessionText("xxxx-0001", 3));
+    const cold = await open(s);
+    const coldList = cold.index.list();
+    await cleanups.pop()?.();
+
+    // Changed while no index ran: one file deleted, one appended to, one added.
+    const large = path.join(s.project, "large.jsonl");
+    fs.rmSync(path.join(s.project, "x.jsonl"));
+    fs.appendFileSync(large, userLine("added later", null, "zzzz0001"));
+    fs.writeFileSync(path.join(s.project, "n.jsonl"), sessionText("nnnn-0001", 1));
+
+    const { index } = await open(s, true, "ready");
+    // The stored list, served before any file was checked.
+    expect(index.status()).toEqual({ filesOnDisk: 3, indexed: 3, invalid: 0, ready: true, verified: false });
+    expect(index.list()).toEqual(coldList);
+    const events: SessionListEvent<SessionSummary>[] = [];
+    const subscription = index.sessions$.subscribe((event) => events.push(event));
+    // Written after ready, before the verification pass: the pass (or a watcher) must see it.
+    fs.writeFileSync(path.join(s.project, "m.jsonl"), sessionText("mmmm-0001", 1));
+
+    await index.verified;
+    await index.idle();
+    subscription.unsubscribe();
+    expect(index.status()).toMatchObject({ filesOnDisk: 4, indexed: 4, ready: true, verified: true });
+    expect(events[0]).toMatchObject({ type: "snapshot", sessions: coldList });
+    const changed = events.slice(1).filter(isChanged);
+    expect(changed.length).toBe(events.length - 1);
+    const upserted = changed.flatMap((e) => e.upserted.map((x) => path.basename(x.path))).sort();
+    expect(upserted).toEqual(["large.jsonl", "m.jsonl", "n.jsonl"]);
+    expect(changed.flatMap((e) => e.removed)).toEqual([path.join(s.project, "x.jsonl")]);
+    const before = coldList.find((x) => x.path === large);
+    expect(index.get(large)?.messageCount).toBe((before?.messageCount ?? 0) + 1);
+
+    // The served-then-verified list equals a cold index of the same files.
+    const verifiedList = index.list();
+    await cleanups.pop()?.();
+    fs.rmSync(s.dataDir, { recursive: true });
+    const fresh = await open(s, false);
+    expect(verifiedList).toEqual(fresh.index.list());
+  });
+
+  it("keeps watching after a warm start: a change after the verification is reported", async () => {
+    const s = setup();
+    const file = path.join(s.project, "w.jsonl");
+    fs.writeFileSync(file, sessionText("wwww-0001", 1));
+    await open(s);
+    await cleanups.pop()?.();
+
+    const { index } = await open(s, true, "ready");
+    expect(index.status().verified).toBe(false);
+    await index.verified;
+    expect(index.watchedFolders()).toBe(2);
+    const appended = next(index.sessions$, (e) => isChanged(e) && e.upserted.some((x) => x.messageCount === 2));
+    fs.appendFileSync(file, userLine("more", "wwww0000", "w0000002"));
+    await appended;
+    expect(index.get(file)?.messageCount).toBe(2);
+  });
+
+  it("starts cold (ready only once verified) without a cache, with checkpoints of other projections, or of another folder", async () => {
+    const s = setup();
+    fs.writeFileSync(path.join(s.project, "c.jsonl"), sessionText("cccc-0001", 2));
+    const first = await open(s, false, "ready");
+    expect(first.index.status()).toMatchObject({ indexed: 1, ready: true, verified: true });
+    await cleanups.pop()?.();
+
+    // Checkpoints of an older projection list: their summaries may have another shape, so none is served.
+    const writer = await openLeylineDatabase({ dataDir: s.dataDir });
+    await writer.db.updateTable("projection_checkpoints").set({ projection_key: "format@0,older@1" }).execute();
+    await writer.close();
+    fs.appendFileSync(path.join(s.project, "c.jsonl"), userLine("three", "cccc0001", "c0000003"));
+    const changedKey = await open(s, false, "ready");
+    expect(changedKey.index.status()).toMatchObject({ indexed: 1, ready: true, verified: true });
+    expect(changedKey.index.list()[0]?.messageCount).toBe(3);
+    await cleanups.pop()?.();
+
+    // The same data dir over another (empty) agent dir: the other folder's checkpoints are not listed.
+    const other = setup();
+    const elsewhere = await open({ ...other, dataDir: s.dataDir }, false, "ready");
+    expect(elsewhere.index.status()).toEqual({ filesOnDisk: 0, indexed: 0, invalid: 0, ready: true, verified: true });
+    expect(elsewhere.index.list()).toEqual([]);
   });
 
   it("streams the in-memory projections of an opened session and refreshes them on change", async () => {
@@ -214,7 +309,7 @@ describe("session index", () => {
     const s = setup();
     fs.rmSync(s.sessions, { recursive: true });
     const { index } = await open(s);
-    expect(index.status()).toEqual({ filesOnDisk: 0, indexed: 0, invalid: 0, ready: true });
+    expect(index.status()).toEqual({ filesOnDisk: 0, indexed: 0, invalid: 0, ready: true, verified: true });
     const created = next(index.sessions$, (e) => isChanged(e) && e.upserted.length === 1);
     fs.mkdirSync(s.project, { recursive: true });
     fs.writeFileSync(path.join(s.project, "first.jsonl"), sessionText("1st0-0001", 1));

@@ -3,7 +3,7 @@ import type { SessionEntry } from "../session-log.ts";
 import { transcriptOfPath, buildTranscript, TRANSCRIPT_CHUNK_SIZE, transcriptEntryAt, transcriptLength } from "./transcript-builder.ts";
 import type { TranscriptEntry, ToolTranscriptEntry } from "./transcript-types.ts";
 
-// Shapes copied from /work/shared/fixtures/pi-sessions (v1 files migrated to v3 ids).
+// Shapes copied from test/fixtures/pi-sessions (v1 files migrated to v3 ids).
 const usage = {
   input: 2775,
   output: 141,

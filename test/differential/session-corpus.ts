@@ -20,8 +20,9 @@ import * as path from "node:path";
 import type { AgentSession, ExtensionAPI, SessionEntry } from "@earendil-works/pi-coding-agent";
 import type { AssistantMessage, Context } from "@earendil-works/pi-ai";
 import { createPiHarness, type PiHarness } from "../support/pi-harness.ts";
+import { PI_SESSION_FIXTURES_DIR } from "../support/fixtures.ts";
 
-export const V1_FIXTURE_DIR = "/work/shared/fixtures/pi-sessions";
+export const V1_FIXTURE_DIR = PI_SESSION_FIXTURES_DIR;
 export const V1_FIXTURES = ["v1-before-compaction.jsonl", "v1-large-session.jsonl"] as const;
 
 export interface SessionCorpus {
