@@ -2,9 +2,14 @@
  * The session index: every `*.jsonl` file under pi's sessions folder, summarised by a projection set whose
  * folds are checkpointed in SQLite.
  *
- * Start: list and stat the files, reuse the checkpoints whose stamp is unchanged (no file is opened), fold
- * only what changed, forget checkpoints of deleted files, then report ready. Afterwards the folder tree is
- * watched (one watcher per folder, bursts coalesced) and a low-frequency rescan covers missed events.
+ * Start, warm (stored checkpoints of the current projections): the stored summaries are listed as they are and
+ * the index is ready at once, without touching a session file. Then, in the background, the folder tree is
+ * watched (so nothing that changes from then on is missed) and verified: every file is listed and stat-ed,
+ * what changed is folded, deleted files are dropped, and each difference goes out as a `changed` event;
+ * `verified` resolves when that pass is applied.
+ * Start, cold (no usable checkpoints): watch, list and fold every file; ready and verified together.
+ * Afterwards the folder tree stays watched (one watcher per folder, bursts coalesced) and a low-frequency
+ * rescan covers missed events.
  *
  * Streams: `sessions$` sends a snapshot to each subscriber (once the index is ready) and then one `changed`
  * event per processed batch; `session$(path)` holds the session's full in-memory projections while
@@ -33,7 +38,10 @@ export interface SessionIndexStatus {
   readonly indexed: number;
   /** Files that are not sessions or cannot be read: counted, not listed. */
   readonly invalid: number;
+  /** The list can be served (warm: the stored summaries; cold: the first scan is applied). */
   readonly ready: boolean;
+  /** The list was checked against the files on disk (the first full pass is applied). */
+  readonly verified: boolean;
 }
 
 export type SessionListEvent<Summary> =
@@ -69,8 +77,16 @@ export interface SessionIndexOptions<Summary> {
 }
 
 export interface SessionIndex<Summary> {
-  /** Resolves when the first scan is done. */
+  /**
+   * Resolves when the list can be served: on a warm start the stored summaries, before any file is checked;
+   * on a cold start once the first scan is applied.
+   */
   readonly ready: Promise<void>;
+  /**
+   * Resolves when the list was checked against the disk (every file stat-ed, changes folded, deleted files
+   * dropped; differences from the served list went out as `changed` events). Implies `ready`.
+   */
+  readonly verified: Promise<void>;
   list(): Summary[];
   get(file: string): Summary | null;
   status(): SessionIndexStatus;
@@ -103,30 +119,58 @@ export function createSessionIndex<Summary>(options: SessionIndexOptions<Summary
   const tails = new Map<string, { tail: SessionTail; refs: number }>();
   let revision = 0;
   let isReady = false;
+  let isVerified = false;
   let closed = false;
+  /** `list()` as last computed; dropped whenever the listed summaries change. */
+  let listCache: Summary[] | null = null;
 
   // Pending work, merged until the drain loop takes it.
   let dirtyPaths = new Set<string>();
   let dirtyFolders = new Set<string>();
   let draining: Promise<void> | null = null;
-  /** False until the stored checkpoints are loaded: earlier watcher events wait for the first scan. */
+  /**
+   * False until the first full pass (the verification, or the cold scan) starts: updates asked for earlier wait
+   * for it and run after it.
+   */
   let accepting = false;
+  let acceptWork: () => void = () => undefined;
+  let refuseWork: (error: unknown) => void = () => undefined;
+  const accepted = new Promise<void>((resolve, reject) => {
+    acceptWork = () => {
+      accepting = true;
+      resolve();
+    };
+    refuseWork = reject;
+  });
+  accepted.catch(() => undefined);
+  let markReady: () => void = () => undefined;
+  let failReady: (error: unknown) => void = () => undefined;
+  const ready = new Promise<void>((resolve, reject) => {
+    markReady = () => {
+      isReady = true;
+      resolve();
+    };
+    failReady = reject;
+  });
 
   const status = (): SessionIndexStatus => {
     let indexed = 0;
     for (const entry of entries.values()) if (entry.summary !== null) indexed++;
     const filesOnDisk = entries.size + unreadable.size;
-    return { filesOnDisk, indexed, invalid: filesOnDisk - indexed, ready: isReady };
+    return { filesOnDisk, indexed, invalid: filesOnDisk - indexed, ready: isReady, verified: isVerified };
   };
 
   const list = (): Summary[] => {
-    const sessions: Summary[] = [];
-    const paths = [...entries.keys()].sort();
-    for (const p of paths) {
-      const summary = (entries.get(p) as Entry<Summary>).summary;
-      if (summary !== null) sessions.push(summary);
+    if (listCache === null) {
+      const sessions: Summary[] = [];
+      const paths = [...entries.keys()].sort();
+      for (const p of paths) {
+        const summary = (entries.get(p) as Entry<Summary>).summary;
+        if (summary !== null) sessions.push(summary);
+      }
+      listCache = options.order ? sessions.sort(options.order) : sessions;
     }
-    return options.order ? sessions.sort(options.order) : sessions;
+    return listCache.slice();
   };
 
   /**
@@ -207,6 +251,8 @@ export function createSessionIndex<Summary>(options: SessionIndexOptions<Summary
       const open = tails.get(file);
       if (open !== undefined) open.tail.refresh().catch(onError);
     }
+    // The listed summaries change only with an upsert or a removal (a kept file's summary is equal).
+    if (upserted.length > 0 || removed.length > 0) listCache = null;
     if (isReady && !closed && (upserted.length > 0 || removed.length > 0)) {
       changes.next({ type: "changed", revision: ++revision, upserted, removed, status: status() });
     }
@@ -218,7 +264,7 @@ export function createSessionIndex<Summary>(options: SessionIndexOptions<Summary
   function enqueue(batch: DirtyBatch): Promise<void> {
     for (const p of batch.paths) dirtyPaths.add(p);
     for (const f of batch.folders) dirtyFolders.add(f);
-    if (!accepting) return ready.then(() => enqueue({ paths: new Set(), folders: new Set() }));
+    if (!accepting) return accepted.then(() => enqueue({ paths: new Set(), folders: new Set() }));
     if (draining === null) draining = drain();
     return draining;
   }
@@ -244,9 +290,44 @@ export function createSessionIndex<Summary>(options: SessionIndexOptions<Summary
   let watcher: FolderWatcher | null = null;
   let rescanTimer: NodeJS.Timeout | null = null;
 
+  /**
+   * Whether the stored checkpoints can be listed before any file is checked: there are some for this folder,
+   * and all were made by the current projections (after a projection change every file is folded again, and
+   * a list of summaries in the old shape would be wrong, not just stale).
+   */
+  function storedListUsable(): boolean {
+    let usable = 0;
+    for (const [file, head] of heads) {
+      if (!isInside(root, file)) continue;
+      if (head.projectionKey !== runner.key) return false;
+      usable++;
+    }
+    return usable > 0;
+  }
+
   async function start(): Promise<void> {
-    // Watch first: events during the initial scan are queued behind it, not lost. Setting up the watchers walks
-    // the tree, and that walk is the initial listing.
+    for (const [p, head] of await runner.loadHeads()) heads.set(p, head);
+    if (closed) {
+      markReady();
+      acceptWork();
+      return;
+    }
+    const warm = storedListUsable();
+    if (warm) {
+      // Serve the stored list now; the pass below checks it against the disk.
+      for (const [file, head] of heads) {
+        if (isInside(root, file)) entries.set(file, { head, summary: runner.parseSummary(head) });
+      }
+      markReady();
+      // Callers waiting for `ready` take the list before the verification pass holds the thread.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      if (closed) {
+        acceptWork();
+        return;
+      }
+    }
+    // Watch first: a change during the pass is reported by an event (queued behind the pass), not lost.
+    // Setting up the watchers walks the tree, and that walk is the pass's listing.
     let listed: string[] | null = null;
     if (options.watch !== false) {
       watcher = watchFolderTree(root, (batch) => void enqueue(batch), {
@@ -255,9 +336,8 @@ export function createSessionIndex<Summary>(options: SessionIndexOptions<Summary
       });
       listed = watcher.takeInitialFiles();
     }
-    for (const [p, head] of await runner.loadHeads()) heads.set(p, head);
-    accepting = true;
-    // Ready as soon as the first scan's outcomes are applied; its checkpoint write finishes in the background.
+    acceptWork();
+    // The pass counts as done once its outcomes are applied; its checkpoint write finishes in the background.
     let markApplied: () => void = () => undefined;
     const applied = new Promise<void>((resolve) => (markApplied = resolve));
     const preListed = listed !== null ? { folder: root, files: listed } : null;
@@ -272,8 +352,8 @@ export function createSessionIndex<Summary>(options: SessionIndexOptions<Summary
     })();
     draining = first;
     await Promise.race([applied, first]);
-    isReady = true;
-    isReady = true;
+    isVerified = true;
+    if (!isReady) markReady();
     const period = options.rescanIntervalMs ?? 5 * 60_000;
     if (period > 0 && !closed) {
       rescanTimer = setInterval(() => {
@@ -284,8 +364,13 @@ export function createSessionIndex<Summary>(options: SessionIndexOptions<Summary
     }
   }
 
-  const ready = start();
-  ready.catch(onError);
+  const verified = start();
+  verified.catch((error: unknown) => {
+    failReady(error);
+    refuseWork(error);
+    onError(error);
+  });
+  ready.catch(() => undefined);
 
   const sessions$ = new Observable<SessionListEvent<Summary>>((subscriber) => {
     let inner: { unsubscribe(): void } | null = null;
@@ -332,6 +417,7 @@ export function createSessionIndex<Summary>(options: SessionIndexOptions<Summary
 
   return {
     ready,
+    verified,
     list,
     get: (file) => entries.get(path.resolve(file))?.summary ?? null,
     status,
@@ -339,7 +425,7 @@ export function createSessionIndex<Summary>(options: SessionIndexOptions<Summary
     session$,
     rescan: () => enqueue({ paths: new Set(), folders: new Set([root]) }),
     idle: async () => {
-      await ready.catch(() => undefined);
+      await verified.catch(() => undefined);
       while (draining !== null) await draining.catch(() => undefined);
     },
     watchedFolders: () => watcher?.watchedFolders() ?? 0,
@@ -351,7 +437,7 @@ export function createSessionIndex<Summary>(options: SessionIndexOptions<Summary
       if (rescanTimer !== null) clearInterval(rescanTimer);
       for (const { tail } of tails.values()) tail.close();
       tails.clear();
-      await ready.catch(() => undefined);
+      await verified.catch(() => undefined);
       await draining?.catch(() => undefined);
       changes.complete();
     },

@@ -4,11 +4,19 @@
  * a full re-fold of the file (readFileSync + decodeSessionText + rebuild of each projection). Measured at three
  * sizes (the smaller files are prefixes of the largest) so that flatness shows: the append must not cost more
  * as the file grows.
+ *
+ * append_flatness times the same work (`advanceFold` of one appended entry) apart from the paired rounds, which
+ * force a GC before every timed run and alternate with multi-second re-folds: single appends timed right after
+ * such a GC swing between ~1 and ~17 ms with the heap's background sweeping, not with the append. So, once every
+ * size is measured, with the three sessions' folds all held: settle the heap (full GC, then a pause for V8's
+ * sweeper), fold a few untimed warm-up appends per size, then time appends in rounds, one per size per round
+ * (order reversed every other round; no GC between them), so that the heap and the machine's load are the same
+ * for every size. The figure is the largest size's median over the smallest's.
  */
 import fs from "node:fs";
 import type { SingleSession } from "./corpus.ts";
 import { measuredFigure, pendingFigure, type Figure } from "./figure.ts";
-import { alternate, median, medianRatio, round, type AlternateOptions } from "./measure.ts";
+import { alternate, median, medianRatio, quantile, round, settleHeap, type AlternateOptions } from "./measure.ts";
 import { missing, type AnyProjection, type CoreSubjects } from "./subjects.ts";
 import type { FoldedFile } from "../../adapters/projections/file-fold.ts";
 
@@ -27,11 +35,16 @@ export type AppendFigureName = (typeof APPEND_FIGURES)[number] | "append_flatnes
 function description(bytes: number): string {
   return `append 1 entry via advanceFold / full re-fold, ${round(bytes / 1e6, 1)} MB session`;
 }
-const FLATNESS_DESCRIPTION = "append time at the largest size / at the smallest (4x smaller) size";
+const FLATNESS_DESCRIPTION =
+  "append via advanceFold, median at the largest size / at the smallest (4x smaller) size (settled heap, sizes interleaved)";
 
 export interface AppendOptions extends AlternateOptions {
   /** Appends timed per round (their median is the round's sample). */
   readonly appendsPerRound: number;
+  /** Appends timed per size for append_flatness, interleaved across sizes (their median is the size's figure). */
+  readonly flatnessAppends: number;
+  /** Untimed appends folded per size before those. */
+  readonly flatnessWarmup: number;
 }
 
 export async function benchAppendVsRefold(
@@ -61,6 +74,8 @@ export async function benchAppendVsRefold(
 
   const figures: Partial<Record<AppendFigureName, Figure>> = {};
   const appendMedians: number[] = [];
+  /** Per size: the fold after the size's last append (append_flatness continues from it). */
+  const foldedBySize: FoldedFile[] = [];
   for (const [index, session] of series.entries()) {
     const name = APPEND_FIGURES[index] as (typeof APPEND_FIGURES)[number];
     const initial = await advanceFold(session.path, projections, null);
@@ -123,6 +138,7 @@ export async function benchAppendVsRefold(
       rebuild(p, records);
       refoldBreakdown[p.name] = round(sinceMs(t), 1);
     }
+    foldedBySize[index] = folded;
     const appendMs = median(samples.append);
     appendMedians.push(appendMs);
     const stat = fs.statSync(session.path);
@@ -145,11 +161,52 @@ export async function benchAppendVsRefold(
       },
     );
   }
-  const first = appendMedians[0] as number;
-  const last = appendMedians[appendMedians.length - 1] as number;
-  figures.append_flatness = measuredFigure(FLATNESS_DESCRIPTION, round(last / first), APPEND_FLATNESS_TARGET, {
-    appendMsBySize: Object.fromEntries(series.map((s, i) => [`${round(s.bytes / 1e6, 1)}MB`, round(appendMedians[i] as number, 3)])),
-    note: "ratio of absolute medians measured in this run (the only figure not paired round by round)",
+  const flat = await flatnessSamples(series, projections, foldedBySize, options, advanceFold);
+  const bySize = (value: (i: number) => number): Record<string, number> =>
+    Object.fromEntries(series.map((s, i) => [`${round(s.bytes / 1e6, 1)}MB`, round(value(i), 3)]));
+  const smallest = flat.times[0] as number[];
+  const largest = flat.times[flat.times.length - 1] as number[];
+  figures.append_flatness = measuredFigure(FLATNESS_DESCRIPTION, round(median(largest) / median(smallest)), APPEND_FLATNESS_TARGET, {
+    appendMsBySize: bySize((i) => median(flat.times[i] as number[])),
+    p25MsBySize: bySize((i) => quantile(flat.times[i] as number[], 0.25)),
+    p90MsBySize: bySize((i) => quantile(flat.times[i] as number[], 0.9)),
+    pairedRatio: round(medianRatio(largest, smallest)),
+    appendsPerSize: options.flatnessAppends,
+    warmupAppends: options.flatnessWarmup,
+    gcEachAppendMsBySize: bySize((i) => appendMedians[i] as number),
+    check: flat.anomalies === 0 ? "ok" : `${flat.anomalies} appends were not folded as one appended record`,
+    note: "ratio of the per-size medians of appends interleaved across sizes; pairedRatio = median of per-round largest/smallest; gcEachAppendMsBySize = the paired rounds' append medians (GC before each), for comparison",
   });
   return figures as Record<AppendFigureName, Figure>;
+}
+
+/**
+ * The append_flatness samples: per size, `flatnessAppends` timed appends (after `flatnessWarmup` untimed ones),
+ * interleaved across sizes round by round on a settled heap. `folded` holds each size's current fold.
+ */
+async function flatnessSamples(
+  series: readonly SingleSession[],
+  projections: readonly AnyProjection[],
+  folded: FoldedFile[],
+  options: AppendOptions,
+  advanceFold: typeof import("../../adapters/projections/file-fold.ts").advanceFold,
+): Promise<{ times: number[][]; anomalies: number }> {
+  const times = series.map(() => [] as number[]);
+  let anomalies = 0;
+  await settleHeap();
+  for (let round = 0; round < options.flatnessWarmup + options.flatnessAppends; round++) {
+    const order = series.map((_, i) => i);
+    if (round % 2 === 1) order.reverse();
+    for (const i of order) {
+      const session = series[i] as SingleSession;
+      fs.appendFileSync(session.path, session.nextLine() + "\n");
+      const t = process.hrtime.bigint();
+      const next = await advanceFold(session.path, projections, folded[i] as FoldedFile);
+      const ms = sinceMs(t);
+      if (next.kind !== "advanced" || next.restart !== null || next.records !== 1) anomalies++;
+      if (next.kind === "advanced") folded[i] = next.folded;
+      if (round >= options.flatnessWarmup) times[i]?.push(ms);
+    }
+  }
+  return { times, anomalies };
 }

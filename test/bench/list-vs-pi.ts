@@ -4,7 +4,10 @@
  * - cold: a fresh LEYLINE data dir (empty checkpoint cache): open the database (migrations), create the index
  *   as the product does (`createPiSessionIndex`, file watching on), wait until it is ready and take its list.
  * - warm: the same with a data dir whose cache was filled by an earlier run and nothing changed on disk (a
- *   restart).
+ *   restart). "Ready" is when the index serves its list: on a warm start the stored summaries, before the
+ *   background pass that checks them against the disk. The timed run ends with `list()`; the sanity check
+ *   asserts that this list was complete (every session listed) and that the verification, awaited untimed
+ *   before closing, changed nothing.
  * - baseline: `SessionManager.listAll()` with PI_CODING_AGENT_DIR set to the corpus; pi is imported before
  *   any timing so its import cost (~0.5 s) is not counted.
  */
@@ -20,11 +23,16 @@ export const LIST_COLD_TARGET = 1.0;
 export const LIST_WARM_TARGET = 0.02;
 
 const COLD_DESCRIPTION = "session index, empty cache, until ready / pi SessionManager.listAll()";
-const WARM_DESCRIPTION = "session index restart, cache present, nothing changed, until ready / listAll()";
+const WARM_DESCRIPTION =
+  "session index restart, cache present, nothing changed, until ready (stored list served, complete; verified after, untimed) / listAll()";
 
-/** An opened index: how many sessions it lists, and how to close it. */
+/** An opened index: how many sessions it listed when ready, and how to close it. */
 interface OpenedIndex {
   readonly listed: number;
+  /** Whether the index said it was verified when it became ready (a cold start: yes; warm: not yet). */
+  readonly verifiedAtReady: boolean;
+  /** Waits (untimed) for the verification pass; says what it changed in the list served at ready. */
+  verify(): Promise<{ listed: number; changed: number }>;
   close(): Promise<void>;
 }
 
@@ -45,9 +53,19 @@ async function loadIndexOpener(subjects: CoreSubjects): Promise<{ ok: true; open
     const handle = await openLeylineDatabase({ dataDir });
     const sessionIndex = createPiSessionIndex({ db: handle.db, agentDir, tailProjections });
     await sessionIndex.ready;
-    const listed = sessionIndex.list().length;
+    const served = sessionIndex.list();
+    const verifiedAtReady = sessionIndex.status().verified;
     return {
-      listed,
+      listed: served.length,
+      verifiedAtReady,
+      verify: async () => {
+        await sessionIndex.verified;
+        const now = sessionIndex.list();
+        const before = new Map(served.map((s) => [s.path, JSON.stringify(s)]));
+        let changed = Math.abs(now.length - served.length);
+        for (const s of now) if (before.get(s.path) !== JSON.stringify(s)) changed++;
+        return { listed: now.length, changed };
+      },
       close: async () => {
         await sessionIndex.close();
         await handle.close();
@@ -87,6 +105,8 @@ export async function benchListVsPi(
   let piListed = -1;
   let coldListed = -1;
   let warmListed = -1;
+  /** Sanity problems seen in any round (empty = ok). */
+  const problems = new Set<string>();
   let opened: OpenedIndex | null = null;
   const closeOpened = async (): Promise<void> => {
     await opened?.close();
@@ -112,6 +132,7 @@ export async function benchListVsPi(
             coldListed = opened.listed;
           },
           after: async () => {
+            if (opened !== null && !opened.verifiedAtReady) problems.add("cold start was ready before it was verified");
             await closeOpened();
             fs.rmSync(coldDir, { recursive: true, force: true });
           },
@@ -121,15 +142,24 @@ export async function benchListVsPi(
             opened = await open(corpus.agentDir, warmDir);
             warmListed = opened.listed;
           },
-          after: closeOpened,
+          after: async () => {
+            if (opened !== null) {
+              if (opened.listed !== corpus.files.length) {
+                problems.add(`warm list at ready had ${opened.listed} of ${corpus.files.length} sessions`);
+              }
+              const verified = await opened.verify();
+              if (verified.changed > 0) problems.add(`warm verification changed ${verified.changed} listed sessions`);
+            }
+            await closeOpened();
+          },
         },
       },
       options,
     );
-    const check =
-      piListed === coldListed && piListed === warmListed
-        ? "ok"
-        : `listed sessions differ: pi ${piListed}, cold ${coldListed}, warm ${warmListed}`;
+    if (piListed !== coldListed || piListed !== warmListed) {
+      problems.add(`listed sessions differ: pi ${piListed}, cold ${coldListed}, warm ${warmListed}`);
+    }
+    const check = problems.size === 0 ? "ok" : [...problems].join("; ");
     const common = {
       files: corpus.files.length,
       mb: round(corpus.bytes / 1e6, 1),

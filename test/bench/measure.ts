@@ -25,6 +25,24 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
+/**
+ * Quiets the heap before a batch of short timings: a full GC, then a pause in which V8 finishes the sweeping it
+ * does on background threads after a GC. Short operations timed right after a GC of a large heap otherwise pay
+ * for that sweeping (on a busy 2-core machine, milliseconds), growing with the heap rather than with the work.
+ */
+export async function settleHeap(pauseMs = 250): Promise<void> {
+  collectGarbage();
+  await new Promise<void>((resolve) => setTimeout(resolve, pauseMs));
+}
+
+/** The value at quantile `q` (0..1) of `values`, nearest rank. */
+export function quantile(values: readonly number[], q: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.round((sorted.length - 1) * q)));
+  return sorted[index] as number;
+}
+
 /** Milliseconds taken by `fn` (after a GC). */
 export async function timeOnce(fn: () => unknown): Promise<number> {
   collectGarbage();
