@@ -15,9 +15,13 @@
  *   → 404 `{ "error": "Not found" }`; a disallowed browser Origin → 403 (origin-policy.ts, HTTP and WebSocket
  *   upgrades alike); a plain GET on a WebSocket endpoint → 426.
  *
+ * - a `RuntimeHostError` (duck-typed: name "RuntimeHostError" and a numeric `status`) keeps its status and
+ *   message (the runtime host decides 400/404/409/500/503 for runtime actions).
+ *
  * App-scoped services (`app.leyline`): the read side (leyline.sqlite + the session index, opened in the
- * background; /internal/ready says when), the runtime host view (idle until the host lands), the server
- * run's epoch. They are closed by the app's onClose hook.
+ * background; /internal/ready says when), the runtime host (one worker process per open session; created
+ * here from `runtimeHostOptions`, shut down by the app's onClose hook), the view of it the read routes and
+ * the events socket use, a factory of throwaway runtime previews (GET /api/pi/state), the server run's epoch.
  */
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
@@ -33,6 +37,8 @@ import Fastify, {
   type FastifyRequest,
   type FastifyServerOptions,
 } from "fastify";
+import { FauxScript } from "../adapters/runtime/faux-script.ts";
+import { RuntimeHost, type RuntimeHostOptions } from "../adapters/runtime-host/runtime-host.ts";
 import { resolveAgentDir } from "../adapters/sessions/agent-dir.ts";
 import { resolveDataDir } from "../adapters/sqlite/data-dir.ts";
 import { eventsRoutes } from "./events.routes.ts";
@@ -43,7 +49,10 @@ import { infoRoutes } from "./info.routes.ts";
 import { allowedOriginsFromEnv, CORS_ALLOWED_METHODS, createOriginPolicy, registerOriginPolicy } from "./origin-policy.ts";
 import { openReadSide, type ReadSide } from "./read-side.ts";
 import { trackRouteMethods } from "./route-methods.ts";
-import { idleRuntimeHost, type RuntimeHostView } from "./runtime-host.ts";
+import { runtimeActionsRoutes } from "./runtime-actions.routes.ts";
+import type { RuntimeHostView } from "./runtime-host.ts";
+import { createRuntimePreviewer, type RuntimePreviewer } from "./runtime-preview.ts";
+import { sessionWriteRoutes } from "./session-write.routes.ts";
 import { sessionsRoutes } from "./sessions.routes.ts";
 
 export interface BuildAppOptions {
@@ -61,7 +70,16 @@ export interface BuildAppOptions {
   agentDir?: string;
   /** Extra allowed browser origins. Default: LEYLINE_SERVER_ALLOWED_ORIGINS. */
   allowedOrigins?: readonly string[];
-  /** The runtime host (workers, open runtimes, live events). Default: idle (none). */
+  /**
+   * Options of the runtime host the app creates (tests inject `createClient` for in-process workers, a
+   * `fauxScript`, timings). Defaults: forked workers with this app's agent dir, the faux script of
+   * LEYLINE_FAUX_RESPONSES (from `env`), workers' environment = process.env + `env` + PI_CODING_AGENT_DIR.
+   */
+  runtimeHostOptions?: RuntimeHostOptions;
+  /**
+   * Replaces the VIEW of the runtime host that the read routes, health and the events socket use (tests of
+   * those routes inject a scripted view). Runtime actions always use the real host. Default: the host.
+   */
   runtimeHost?: RuntimeHostView;
   /** Events WebSocket heartbeat period. Default 30 s. */
   heartbeatMs?: number;
@@ -78,6 +96,10 @@ export interface AppServices {
   readonly agentDir: string;
   readonly readSide: ReadSide;
   readonly runtimeHost: RuntimeHostView;
+  /** The real runtime host (actions, selection, opening and closing runtimes). */
+  readonly host: RuntimeHost;
+  /** Throwaway runtimes for GET /api/pi/state previews (never registered, never persisted). */
+  readonly previewer: RuntimePreviewer;
 }
 
 declare module "fastify" {
@@ -109,13 +131,32 @@ export function isApiPath(url: string): boolean {
   return pathname === "/api" || pathname.startsWith("/api/");
 }
 
+/** The status of a runtime host error (duck-typed: adapters' RuntimeHostError), else null. */
+export function runtimeHostErrorStatus(error: unknown): number | null {
+  if (!(error instanceof Error) || error.name !== "RuntimeHostError") return null;
+  const status: unknown = (error as Error & { status?: unknown }).status;
+  return typeof status === "number" && Number.isInteger(status) && status >= 400 && status <= 599 ? status : null;
+}
+
 /** The status and message to send for an error, or undefined when it is an internal error (→ 500). */
 function clientFacing(error: FastifyError): { status: number; message: string } | undefined {
   if (error instanceof HttpError) return { status: error.statusCode, message: error.message };
+  const hostStatus = runtimeHostErrorStatus(error);
+  if (hostStatus !== null) return { status: hostStatus, message: error.message };
   if (error.validation) return { status: 400, message: error.message };
   const status = error.statusCode;
   if (typeof status === "number" && status >= 400 && status < 500) return { status, message: error.message };
   return undefined;
+}
+
+/** The host's options with the app's defaults filled in (agent dir, faux script, worker environment). */
+function runtimeHostSettings(given: RuntimeHostOptions, env: NodeJS.ProcessEnv, agentDir: string): RuntimeHostOptions {
+  return {
+    ...given,
+    agentDir: given.agentDir ?? agentDir,
+    fauxScript: given.fauxScript === undefined ? FauxScript.fromEnv(env) : given.fauxScript,
+    env: given.env ?? { ...process.env, ...env, PI_CODING_AGENT_DIR: given.agentDir ?? agentDir },
+  };
 }
 
 export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyInstance> {
@@ -126,7 +167,10 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
   const serveClient = webDistDir !== null && fs.existsSync(path.join(webDistDir, "index.html"));
   const dataDir = options.dataDir ?? resolveDataDir(env);
   const agentDir = options.agentDir ?? resolveAgentDir(env);
-  const runtimeHost = options.runtimeHost ?? idleRuntimeHost;
+  const hostOptions = runtimeHostSettings(options.runtimeHostOptions ?? {}, env, agentDir);
+  const host = new RuntimeHost(hostOptions);
+  const previewer = createRuntimePreviewer(hostOptions, host.fauxScript);
+  const runtimeHost: RuntimeHostView = options.runtimeHost ?? host;
   const epoch = randomUUID();
   const startedAtMs = performance.now();
 
@@ -136,9 +180,20 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
     watch: options.watchSessions ?? true,
     onError: (error) => app.log.error({ err: error }, "session index error"),
   });
-  const services: AppServices = { epoch, dataDir, agentDir, readSide, runtimeHost };
+  const services: AppServices = { epoch, dataDir, agentDir, readSide, runtimeHost, host, previewer };
   app.decorate("leyline", services);
   app.addHook("onClose", async () => {
+    // Workers first (they may still append to session files), then the index records what they wrote (a
+    // warm start serves the stored list before it re-checks the disk), then the index and the database.
+    const written = host.openRuntimes().flatMap((handle) => (handle.sessionFile !== null ? [handle.sessionFile] : []));
+    await host.shutdown().catch((error: unknown) => app.log.error({ err: error }, "runtime host shutdown failed"));
+    const index = readSide.current()?.index;
+    if (index !== undefined && written.length > 0) {
+      await index
+        .touch(written)
+        .then(() => index.idle())
+        .catch((error: unknown) => app.log.error({ err: error }, "session index update on close failed"));
+    }
     await readSide.close();
   });
   try {
@@ -156,7 +211,7 @@ async function registerAll(
   options: BuildAppOptions,
   settings: { version: string; webDistDir: string | null; startedAtMs: number },
 ): Promise<void> {
-  const { readSide, runtimeHost, dataDir, agentDir, epoch } = services;
+  const { readSide, runtimeHost, dataDir, agentDir, epoch, host, previewer } = services;
   const { version, webDistDir, startedAtMs } = settings;
   const serveClient = webDistDir !== null;
   const env = options.env ?? process.env;
@@ -223,6 +278,8 @@ async function registerAll(
     now: () => performance.now(),
   });
   await app.register(sessionsRoutes, { readSide, runtimeHost });
+  await app.register(sessionWriteRoutes, { readSide, host, previewer });
+  await app.register(runtimeActionsRoutes, { readSide, host });
   await app.register(fsRoutes, options.home !== undefined ? { home: options.home } : {});
   await app.register(eventsRoutes, {
     runtimeHost,

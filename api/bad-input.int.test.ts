@@ -88,7 +88,8 @@ describe("bad input", () => {
       ["PUT", "/internal/ready"],
       ["PATCH", "/api/pi/fs"],
       ["POST", "/api/pi/events"],
-      ["DELETE", "/api/pi/sessions/by-path"],
+      // (DELETE /api/pi/sessions/by-path is DELETE /api/pi/sessions/:id with the id "by-path": 404)
+      ["PUT", "/api/pi/sessions/by-path"],
     ];
     for (const [method, url] of cases) {
       await expectError({ method, url }, 405);

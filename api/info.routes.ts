@@ -10,7 +10,7 @@ import type { FastifyPluginAsync } from "fastify";
  */
 export const CAPABILITIES = {
   /** WS /api/pi/events (runtime roster, runtime events, extension UI). */
-  events: false,
+  events: true,
   /** Session export routes. */
   exports: false,
   /** Deep research sessions (the research control). */

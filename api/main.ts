@@ -1,7 +1,8 @@
 /**
  * The server process: `node --import tsx api/main.ts [--port N] [--host H]`.
  * Prints exactly one line to stdout when it listens: `Leyline listening on http://HOST:PORT`.
- * SIGINT/SIGTERM close the app (in-flight requests finish, plugins' onClose hooks run) and exit 0.
+ * SIGINT/SIGTERM close the app (in-flight requests finish; the onClose hooks drain the runtime host: every
+ * worker is disposed, then the session index and the database close) and exit 0.
  * Logs (warnings and errors) go to stderr; LEYLINE_LOG_LEVEL changes the level.
  */
 import { pathToFileURL } from "node:url";

@@ -1,7 +1,7 @@
 /**
- * What the API needs from the runtime host (the worker processes that run pi's AgentSessionRuntime; issue 3).
- * The host is not built yet: `idleRuntimeHost` stands in (no workers, no open runtimes, no events), and the
- * routes are written against this interface so that the host plugs in through `buildApp({ runtimeHost })`.
+ * What the read routes and the events socket need from the runtime host (adapters/runtime-host/runtime-host.ts,
+ * which satisfies this interface structurally; buildApp passes it). Tests of those routes may inject a
+ * scripted view through `buildApp({ runtimeHost })`; `idleRuntimeHost` is a view where nothing runs.
  *
  * Seams the host fills:
  * - `activeWorkers()` → GET /api/health;
@@ -53,7 +53,7 @@ export interface RuntimeHostView {
   readonly events$: Observable<RuntimeHostEvent>;
 }
 
-/** The stand-in until the runtime host lands: nothing runs. */
+/** A view where nothing runs (tests). */
 export const idleRuntimeHost: RuntimeHostView = {
   activeWorkers: () => 0,
   openRuntimes: () => [],

@@ -11,7 +11,7 @@
  *   extensions  → domain, projections, extensions
  *   web         → web, domain, projections                  (no node builtins, no I/O packages, pi type-only)
  *   migrations  → migrations                                 (packages only otherwise)
- *   test/, scripts/ and every *.test.ts / *.bench.ts file   → unconstrained
+ *   test/, scripts/ and every *.test.ts / *.bench.ts / *.fixture.ts file → unconstrained
  *
  * Layer rules apply to `import type` too (a type dependency is still a dependency); only the package rules
  * relax for type-only imports. It also reports import cycles among our files (relative imports, type-only
@@ -87,7 +87,7 @@ const PURE_LAYERS: ReadonlySet<Layer> = new Set(["domain", "projections", "web"]
 const BUILTINS = new Set(builtinModules.map((name) => name.replace(/^node:/, "")));
 
 function isTestFile(file: string): boolean {
-  return /\.(test|spec|bench)\.[cm]?[jt]sx?$/.test(file) || /\.(int|e2e)\.test\./.test(file);
+  return /\.(test|spec|bench|fixture)\.[cm]?[jt]sx?$/.test(file) || /\.(int|e2e)\.test\./.test(file);
 }
 
 function toPosix(p: string): string {

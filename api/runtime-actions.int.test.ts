@@ -1,0 +1,346 @@
+/**
+ * The runtime API over HTTP and WS /api/pi/events with a real RuntimeHost (in-process workers for speed; see
+ * runtime-api.forked.int.test.ts for real worker processes): create, prompt and watch events, the editable
+ * queue, interrupt, compact, model and thinking, confirmations, fork (scoped and legacy), reset-to-entry
+ * with its trash copy, rename, delete, state previews, and a restart on the same dirs.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import type { FastifyInstance } from "fastify";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { messageTexts, recordHost } from "../adapters/runtime-host/runtime-host-test-support.ts";
+import type { RuntimeHandle } from "../adapters/runtime-host/runtime-handle.ts";
+import type { Active } from "../domain/runtime/runtime-types.ts";
+import { ULTRAFAST_UNAVAILABLE, EDIT_PROMPT_UNSUPPORTED } from "./runtime-actions.routes.ts";
+import { call, EventCollector, listenForEvents, runtimeApp, runtimeApiDirs, type RuntimeApiDirs } from "./runtime-api.fixture.ts";
+
+let dirs: RuntimeApiDirs;
+let previousAgentDir: string | undefined;
+const apps: FastifyInstance[] = [];
+const sockets: EventCollector[] = [];
+
+beforeAll(() => {
+  dirs = runtimeApiDirs();
+  previousAgentDir = process.env["PI_CODING_AGENT_DIR"];
+  // in-process workers share this process's environment with pi
+  process.env["PI_CODING_AGENT_DIR"] = dirs.agentDir;
+});
+afterEach(async () => {
+  await Promise.all(sockets.splice(0).map((socket) => socket.close()));
+  await Promise.all(apps.splice(0).map((app) => app.close()));
+});
+afterAll(() => {
+  if (previousAgentDir === undefined) delete process.env["PI_CODING_AGENT_DIR"];
+  else process.env["PI_CODING_AGENT_DIR"] = previousAgentDir;
+  dirs.cleanup();
+});
+
+async function makeApp(options: Parameters<typeof runtimeApp>[1] = {}): Promise<FastifyInstance> {
+  const app = await runtimeApp(dirs, options);
+  apps.push(app);
+  return app;
+}
+
+function handleOf(app: FastifyInstance, id: string): RuntimeHandle {
+  const handle = app.leyline.host.get(id);
+  if (!handle) throw new Error(`no runtime ${id}`);
+  return handle;
+}
+
+/** Resolves once the runtime is idle with `messages` message entries in its file. */
+async function settled(app: FastifyInstance, id: string, messages: number): Promise<void> {
+  const rec = recordHost(app.leyline.host);
+  const handle = handleOf(app, id);
+  const done = (): boolean =>
+    !handle.busy() && handle.promptQueue.items.length === 0 && handle.sessionFile !== null && fs.existsSync(handle.sessionFile) && messageTexts(handle.sessionFile).length === messages;
+  try {
+    await rec.until(done, `${id} settled with ${messages} messages`);
+  } finally {
+    rec.stop();
+  }
+}
+
+async function create(app: FastifyInstance, cwd = dirs.cwd): Promise<Active> {
+  const res = await call(app, "POST", "/api/pi/sessions", { cwd });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body["active"] as Active;
+}
+
+describe("runtime API (in-process workers)", () => {
+  it("creates a session, prompts, streams events over WS; lists it, renames it, selects it, deletes it to the trash", async () => {
+    const app = await makeApp({ turns: [{ match: "say hello", text: "Hello from the faux model." }] });
+    const info = await call(app, "GET", "/api/pi/info");
+    expect((info.body["capabilities"] as Record<string, boolean>)["events"]).toBe(true);
+    const eventsUrl = await listenForEvents(app);
+    const events = EventCollector.connect(eventsUrl);
+    sockets.push(events);
+    await events.opened;
+    await events.until(() => events.messages.some((m) => m.type === "runtime_roster"), "initial roster");
+
+    const cwd = path.join(dirs.root, "new-project", "nested");
+    const created = await call(app, "POST", "/api/pi/sessions", { cwd });
+    expect(created.status).toBe(200);
+    expect(fs.statSync(cwd).isDirectory()).toBe(true);
+    const active = created.body["active"] as Active;
+    const detail = created.body["detail"] as { session: { id: string; cwd: string; messageCount: number }; entries: unknown[] };
+    expect(active.cwd).toBe(cwd);
+    expect(detail.session).toMatchObject({ id: active.id, cwd, messageCount: 0 });
+    expect(app.leyline.host.activeSessionId).toBe(active.id);
+
+    // runtime-only sessions (no file yet) come first in the list
+    const listed = await call(app, "GET", "/api/pi/sessions");
+    expect((listed.body["sessions"] as Array<{ id: string }>)[0]?.id).toBe(active.id);
+
+    const prompted = await call(app, "POST", `/api/pi/sessions/${active.id}/prompt`, { text: "say hello" });
+    expect(prompted.status).toBe(200);
+    expect(prompted.body).toMatchObject({ ok: true, queued: false });
+    expect((prompted.body["active"] as Active).id).toBe(active.id);
+
+    await events.until(() => events.runtimeEvents(active.id).some((e) => e.type === "agent_end"), "agent_end on the socket");
+    const piEvents = events.runtimeEvents(active.id);
+    const deltas = piEvents
+      .filter((e) => e.type === "message_update")
+      .map((e) => e["assistantMessageEvent"] as { type: string; delta?: string })
+      .filter((e) => e.type === "text_delta")
+      .map((e) => e.delta ?? "");
+    expect(deltas.length).toBeGreaterThan(0);
+    expect(deltas.join("")).toBe("Hello from the faux model.");
+    const actives = events.messages.filter((m) => m.type === "active_session" && (m.data as Active).id === active.id);
+    expect(actives.length).toBeGreaterThan(1);
+    const seqs = events.messages.map((m) => m.seq);
+    expect(seqs).toEqual(seqs.map((_, i) => i + 1));
+    await settled(app, active.id, 2);
+
+    // a second socket gets one active_session per open runtime, then the roster
+    const late = EventCollector.connect(eventsUrl);
+    sockets.push(late);
+    await late.until(() => late.messages.length >= 2, "late connect");
+    expect(late.messages.map((m) => m.type)).toEqual(["active_session", "runtime_roster"]);
+
+    const renamed = await call(app, "PATCH", `/api/pi/sessions/${active.id}`, { name: "  My   session " });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body).toMatchObject({ ok: true, session: { id: active.id, name: "My session" } });
+    expect((renamed.body["detail"] as { session: { name: string } }).session.name).toBe("My session");
+    expect((await call(app, "PATCH", `/api/pi/sessions/${active.id}`, { name: "   " })).status).toBe(400);
+
+    const sessionFile = handleOf(app, active.id).sessionFile ?? "";
+    const state = await call(app, "GET", `/api/pi/state?cwd=${encodeURIComponent(cwd)}`);
+    expect((state.body["active"] as Active).id).toBe(active.id);
+
+    // select by path, then delete: the runtime closes and the file moves to <agentDir>/leyline-trash
+    expect((await call(app, "POST", "/api/pi/active-session", { path: sessionFile })).body).toMatchObject({ active: { id: active.id } });
+    const deleted = await call(app, "DELETE", `/api/pi/sessions/${active.id}`);
+    expect(deleted.status).toBe(200);
+    const trashed = (deleted.body["trashed"] as { path: string }).path;
+    expect(path.dirname(trashed)).toBe(path.join(dirs.agentDir, "leyline-trash"));
+    expect(fs.existsSync(trashed)).toBe(true);
+    expect(fs.existsSync(sessionFile)).toBe(false);
+    expect(app.leyline.host.get(active.id)).toBeUndefined();
+    const after = await call(app, "GET", "/api/pi/sessions");
+    expect((after.body["sessions"] as Array<{ id: string }>).map((s) => s.id)).not.toContain(active.id);
+    expect((await call(app, "DELETE", `/api/pi/sessions/${active.id}`)).status).toBe(404);
+    expect((await call(app, "POST", "/api/pi/prompt", { text: "x" })).body).toEqual({ error: "No active session" });
+  });
+
+  it("queues two prompts while busy, reorders them (409 on a stale revision), dispatches them; interrupt holds the rest", async () => {
+    const app = await makeApp({
+      turns: [
+        { match: "long run", text: "word ".repeat(40) },
+        { match: "task A", text: "A done" },
+        { match: "task B", text: "B done" },
+        { match: "second long", text: "more ".repeat(200) },
+      ],
+      host: { faux: { tokensPerSecond: 40 } },
+    });
+    const { id } = await create(app);
+    expect((await call(app, "POST", `/api/pi/sessions/${id}/prompt`, { text: "long run please" })).body).toMatchObject({ queued: false });
+    const a = await call(app, "POST", `/api/pi/sessions/${id}/prompt`, { text: "task A" });
+    const b = await call(app, "POST", `/api/pi/sessions/${id}/prompt`, { text: "task B" });
+    expect(a.body["queued"]).toBe(true);
+    expect(b.body["queued"]).toBe(true);
+    const queue = (b.body["active"] as Active).state.promptQueue;
+    expect(queue?.items.map((item) => item.text)).toEqual(["task A", "task B"]);
+    const [idA, idB] = (queue?.items ?? []).map((item) => item.id);
+    const revision = queue?.revision ?? -1;
+
+    const moved = await call(app, "POST", `/api/pi/sessions/${id}/queue`, { action: "move", revision, id: idB, direction: "up" });
+    expect(moved.status).toBe(200);
+    expect((moved.body["active"] as Active).state.promptQueue?.items.map((item) => item.id)).toEqual([idB, idA]);
+    const stale = await call(app, "POST", `/api/pi/sessions/${id}/queue`, { action: "move", revision, id: idA, direction: "up" });
+    expect(stale.status).toBe(409);
+    expect(Object.keys(stale.body)).toEqual(["error"]);
+    expect((await call(app, "POST", `/api/pi/sessions/${id}/queue`, { action: "launch", revision })).status).toBe(400);
+
+    await settled(app, id, 6);
+    const users = messageTexts(handleOf(app, id).sessionFile ?? "").filter((text) => text.startsWith("user:"));
+    expect(users).toEqual(["user:long run please", "user:task B", "user:task A"]);
+
+    // interrupt a long run with a queued task: the run stops, the task stays held
+    await call(app, "POST", `/api/pi/sessions/${id}/prompt`, { text: "second long run" });
+    await call(app, "POST", `/api/pi/sessions/${id}/prompt`, { text: "never sent" });
+    const interrupted = await call(app, "POST", `/api/pi/sessions/${id}/interrupt`);
+    expect(interrupted.status).toBe(200);
+    const after = interrupted.body["active"] as Active;
+    expect(after.state.promptQueue).toMatchObject({ held: true });
+    expect(after.state.promptQueue?.items.map((item) => item.text)).toEqual(["never sent"]);
+    const rec = recordHost(app.leyline.host);
+    await rec.until(() => !handleOf(app, id).busy(), "stopped");
+    rec.stop();
+    expect(handleOf(app, id).active().state.isStreaming).toBe(false);
+  });
+
+  it("compacts, changes model and thinking level, answers confirmations; unsupported actions say so", async () => {
+    const app = await makeApp({
+      turns: [
+        { match: "first", text: "first answer" },
+        { match: "second", text: "second answer" },
+        { text: "SUMMARY-TEXT of the conversation" },
+        { text: "PREFIX-SUMMARY of the split turn" },
+      ],
+    });
+    const { id } = await create(app);
+    await call(app, "POST", `/api/pi/sessions/${id}/prompt`, { text: "first" });
+    await settled(app, id, 2);
+    await call(app, "POST", `/api/pi/sessions/${id}/prompt`, { text: "second" });
+    await settled(app, id, 4);
+
+    const compacted = await call(app, "POST", `/api/pi/sessions/${id}/compact`, { customInstructions: "be brief" });
+    expect(compacted.status, JSON.stringify(compacted.body)).toBe(200);
+    expect(compacted.body["ok"]).toBe(true);
+    const entries = (compacted.body["detail"] as { entries: Array<{ type: string }> }).entries;
+    expect(entries.some((entry) => entry.type === "compaction")).toBe(true);
+    expect((await call(app, "POST", `/api/pi/sessions/${id}/compact`, { customInstructions: 5 })).status).toBe(400);
+
+    const thinking = await call(app, "POST", `/api/pi/sessions/${id}/thinking`, { level: "high" });
+    expect(thinking.status).toBe(200);
+    expect((thinking.body["active"] as Active).state.thinkingLevel).toBe("high");
+    const badLevel = await call(app, "POST", `/api/pi/sessions/${id}/thinking`, { level: "ludicrous" });
+    expect(badLevel.status).toBe(400);
+    expect(badLevel.body["error"]).toMatch(/not available/);
+
+    const model = await call(app, "POST", `/api/pi/sessions/${id}/model`, { provider: "faux", id: "faux-2" });
+    expect(model.status).toBe(200);
+    expect((model.body["active"] as Active).state.model).toMatchObject({ provider: "faux", id: "faux-2" });
+    expect((await call(app, "POST", `/api/pi/sessions/${id}/model`, { provider: "faux", id: "nope" })).status).toBe(500);
+    expect((await call(app, "POST", `/api/pi/sessions/${id}/model`, { provider: 1 })).status).toBe(500);
+
+    // the legacy twins act on the selected session
+    const legacy = await call(app, "POST", "/api/pi/thinking", { level: "off" });
+    expect(legacy.status).toBe(200);
+    expect((legacy.body["active"] as Active).id).toBe(id);
+    expect((await call(app, "POST", "/api/pi/mode")).body).toMatchObject({ ok: true, active: { id } });
+    expect((await call(app, "POST", `/api/pi/sessions/${id}/reload`)).body).toMatchObject({ ok: true, active: { id } });
+    const bash = await call(app, "POST", `/api/pi/sessions/${id}/bash`, { command: "echo leyline-bash-output" });
+    expect(bash.status, JSON.stringify(bash.body)).toBe(200);
+    expect(JSON.stringify(bash.body["detail"])).toContain("leyline-bash-output");
+    expect((await call(app, "POST", `/api/pi/sessions/${id}/bash`, { command: "  " })).status).toBe(500);
+
+    // confirmations: unknown request → 409; a real one from an extension command → ok, then 409
+    expect((await call(app, "POST", `/api/pi/sessions/${id}/extension-confirmations/nope`, { confirmed: true })).body).toEqual({
+      error: "Confirmation is no longer pending",
+    });
+    expect((await call(app, "POST", `/api/pi/sessions/${id}/extension-confirmations/nope`, { confirmed: "yes" })).status).toBe(400);
+    const handle = handleOf(app, id);
+    const rec = recordHost(app.leyline.host);
+    await call(app, "POST", `/api/pi/sessions/${id}/prompt`, { text: "/ask" });
+    await rec.until(() => handle.active().state.extensionUi.confirmations.length === 1, "confirmation pending");
+    const requestId = handle.active().state.extensionUi.confirmations[0]?.id ?? "";
+    expect((await call(app, "POST", `/api/pi/sessions/${id}/extension-confirmations/${requestId}`, { confirmed: true })).body).toEqual({ ok: true });
+    await rec.until(() => handle.active().state.extensionUi.statuses["leyline-test"] === "confirmed:true", "confirmed");
+    rec.stop();
+    expect((await call(app, "POST", `/api/pi/sessions/${id}/extension-confirmations/${requestId}`, { confirmed: true })).status).toBe(409);
+
+    const ultrafast = await call(app, "POST", `/api/pi/sessions/${id}/ultrafast`, { enabled: true });
+    expect(ultrafast).toEqual({ status: 500, body: { error: ULTRAFAST_UNAVAILABLE } });
+    expect((await call(app, "POST", `/api/pi/sessions/${id}/ultrafast`, { enabled: "yes" })).status).toBe(500);
+    const edit = await call(app, "POST", `/api/pi/sessions/${id}/edit-prompt`, { entryId: "x", text: "y" });
+    expect(edit).toEqual({ status: 500, body: { error: EDIT_PROMPT_UNSUPPORTED } });
+  });
+
+  it("forks (scoped and legacy) into selected sessions; reset-to-entry leaves a trash copy of the original", async () => {
+    const app = await makeApp({
+      turns: [
+        { match: "first question", text: "first answer" },
+        { match: "second question", text: "second answer" },
+      ],
+    });
+    const { id } = await create(app);
+    await call(app, "POST", `/api/pi/sessions/${id}/prompt`, { text: "first question" });
+    await settled(app, id, 2);
+    await call(app, "POST", `/api/pi/sessions/${id}/prompt`, { text: "second question" });
+    await settled(app, id, 4);
+    const file = handleOf(app, id).sessionFile ?? "";
+    const lines = fs.readFileSync(file, "utf8").trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+    const firstAnswer = lines.find((line) => line["type"] === "message" && (line["message"] as { role: string }).role === "assistant");
+    const entryId = String(firstAnswer?.["id"]);
+
+    const scoped = await call(app, "POST", `/api/pi/sessions/${id}/fork`, { entryId });
+    expect(scoped.status, JSON.stringify(scoped.body)).toBe(200);
+    const forkId = (scoped.body["active"] as Active).id;
+    expect(forkId).not.toBe(id);
+    expect(app.leyline.host.activeSessionId).toBe(forkId);
+    expect((scoped.body["detail"] as { session: { id: string } }).session.id).toBe(forkId);
+    expect((await call(app, "POST", `/api/pi/sessions/${id}/fork`, { entryId: "no-such-entry" })).status).toBeGreaterThanOrEqual(400);
+    expect((await call(app, "POST", `/api/pi/sessions/${id}/fork`, {})).status).toBe(400);
+
+    // legacy fork from the selected session (select the source first)
+    await call(app, "POST", "/api/pi/active-session", { id });
+    const legacy = await call(app, "POST", "/api/pi/fork", { entryId });
+    expect(legacy.status).toBe(200);
+    const legacyId = (legacy.body["active"] as Active).id;
+    expect([id, forkId]).not.toContain(legacyId);
+
+    // reset-to-entry on the selected (source) session
+    await call(app, "POST", "/api/pi/active-session", { id });
+    const original = fs.readFileSync(file);
+    const reset = await call(app, "POST", "/api/pi/reset-to-entry", { entryId });
+    expect(reset.status, JSON.stringify(reset.body)).toBe(200);
+    expect(messageTexts(file)).toEqual(["user:first question", "assistant:first answer"]);
+    expect((reset.body["detail"] as { session: { messageCount: number } }).session.messageCount).toBe(2);
+    const trashDir = path.join(dirs.agentDir, "leyline-trash");
+    const copies = fs.readdirSync(trashDir).filter((name) => name.startsWith(path.basename(file, ".jsonl")) && name.includes(".reset-"));
+    expect(copies).toHaveLength(1);
+    expect(fs.readFileSync(path.join(trashDir, copies[0] ?? "")).equals(original)).toBe(true);
+    expect((await call(app, "POST", "/api/pi/reset-to-entry", { entryId: "no-such-entry" })).status).toBe(404);
+  });
+
+  it("GET /api/pi/state previews another folder with a throwaway runtime (id \"\", no file, nothing opened)", async () => {
+    const app = await makeApp({ turns: [] });
+    const folder = path.join(dirs.root, "preview-only");
+    fs.mkdirSync(folder, { recursive: true });
+    const before = dirs.sessionFiles();
+    const state = await call(app, "GET", `/api/pi/state?cwd=${encodeURIComponent(folder)}&refresh=1`);
+    expect(state.status, JSON.stringify(state.body)).toBe(200);
+    const active = state.body["active"] as Active;
+    expect(active.id).toBe("");
+    expect(active.cwd).toBe(folder);
+    expect(active.state.availableModels.some((model) => model.provider === "faux")).toBe(true);
+    expect(dirs.sessionFiles()).toEqual(before);
+    expect(app.leyline.host.openRuntimes()).toHaveLength(0);
+    expect(app.leyline.host.activeWorkers()).toBe(0);
+    expect((await call(app, "GET", `/api/pi/state?cwd=${encodeURIComponent(path.join(folder, "missing"))}`)).status).toBe(400);
+  });
+
+  it("after a restart on the same dirs the session is listed with its state rebuilt, and reopens on demand", async () => {
+    const turns = [
+      { match: "remember me", text: "remembered" },
+      { match: "again", text: "again answered" },
+    ];
+    const first = await makeApp({ turns });
+    const { id } = await create(first);
+    await call(first, "POST", `/api/pi/sessions/${id}/prompt`, { text: "remember me" });
+    await settled(first, id, 2);
+    await first.close();
+    apps.splice(apps.indexOf(first), 1);
+
+    const second = await makeApp({ turns });
+    const listed = await call(second, "GET", "/api/pi/sessions");
+    const row = (listed.body["sessions"] as Array<{ id: string; messageCount: number; firstMessage: string }>).find((s) => s.id === id);
+    expect(row).toMatchObject({ id, messageCount: 2, firstMessage: "remember me" });
+    expect(second.leyline.host.get(id)).toBeUndefined();
+    // a scoped action opens the runtime again
+    const prompted = await call(second, "POST", `/api/pi/sessions/${id}/prompt`, { text: "again" });
+    expect(prompted.status).toBe(200);
+    await settled(second, id, 4);
+  });
+});

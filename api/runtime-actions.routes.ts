@@ -1,0 +1,123 @@
+/**
+ * Runtime action routes (spec "Runtime action routes" through "POST /api/pi/mode"): the scoped routes
+ * POST /api/pi/sessions/:id/<action> (the runtime is opened when it is not open; unknown id → 404; only fork
+ * changes the selection) and their legacy twins POST /api/pi/<action> on the selected runtime
+ * (500 "No active session" when none). Action paths accept only POST; other methods → 404 "Not found".
+ *
+ * Bodies are validated by the runtime handle's parsers (runtime-action-bodies.ts, the queue request parser)
+ * or here; their errors carry the spec's status (RuntimeHostError → the app's error handler).
+ *
+ * Not supported yet (answer 500 with a clear message after validating the body and resolving the session):
+ * - edit-prompt: the runtime handle has no "navigate to the entry and prompt" action yet;
+ * - ultrafast: the bundled Ultrafast command does not exist yet, and no model offers it (supportsUltrafast
+ *   is false for every model, the faux ones included), so enabling and disabling both answer 500.
+ * mode: the workers keep pi's one-at-a-time steering and follow-up modes (pi's defaults, never changed), so
+ * the route answers the current snapshot.
+ */
+import type { FastifyPluginAsync, FastifyRequest } from "fastify";
+import type { RuntimeHandle } from "../adapters/runtime-host/runtime-handle.ts";
+import type { RuntimeHost } from "../adapters/runtime-host/runtime-host.ts";
+import { HttpError } from "./http-error.ts";
+import type { ReadSide } from "./read-side.ts";
+import type { RouteMethodsConfig } from "./route-methods.ts";
+import { bodyObject, detailOf, openSession } from "./runtime-sessions.ts";
+
+export interface RuntimeActionsRoutesOptions {
+  readonly readSide: ReadSide;
+  readonly host: RuntimeHost;
+}
+
+type ActionRequest = FastifyRequest<{ Params: Record<string, string>; Body: unknown }>;
+
+/** One action: what it does on a resolved runtime. */
+type Action = (handle: RuntimeHandle, body: Record<string, unknown>, request: ActionRequest) => Promise<object>;
+
+const ACTION_CONFIG: RouteMethodsConfig = { unsupportedMethod: 404 };
+
+export const EDIT_PROMPT_UNSUPPORTED = "Edit prompt is not supported yet";
+export const ULTRAFAST_UNAVAILABLE = "Ultrafast is not available: the model does not support it";
+export const ULTRAFAST_COMMAND_MISSING = "Ultrafast is not available in this runtime (the Ultrafast command is not loaded)";
+
+function entryIdOf(body: Record<string, unknown>): string {
+  const entryId = body["entryId"];
+  if (typeof entryId !== "string" || entryId === "") throw new HttpError(400, "entryId must be a non-empty string");
+  return entryId;
+}
+
+export const runtimeActionsRoutes: FastifyPluginAsync<RuntimeActionsRoutesOptions> = async (app, options) => {
+  const { readSide, host } = options;
+  const services = { readSide, host };
+
+  const withDetail = async (handle: RuntimeHandle, active: unknown): Promise<object> => ({ ok: true, active, detail: await detailOf(readSide, handle) });
+
+  /** Actions with a scoped route and a legacy twin. */
+  const shared: Record<string, Action> = {
+    prompt: async (handle, body) => ({ ok: true, ...(await handle.prompt(body)) }),
+    bash: async (handle, body) => withDetail(handle, (await handle.bash(body)).active),
+    compact: async (handle, body) => withDetail(handle, (await handle.compact(body["customInstructions"])).active),
+    "edit-prompt": async (_handle, body) => {
+      entryIdOf(body);
+      if (typeof body["text"] !== "string") throw new HttpError(400, "text must be a string");
+      throw new HttpError(500, EDIT_PROMPT_UNSUPPORTED);
+    },
+    interrupt: async (handle) => ({ ok: true, active: await handle.interrupt() }),
+    reload: async (handle) => ({ ok: true, active: await handle.reload() }),
+    model: async (handle, body) => ({ ok: true, active: await handle.setModel(body) }),
+    thinking: async (handle, body) => ({ ok: true, active: await handle.setThinkingLevel(body["level"]) }),
+    fork: async (handle, body) => {
+      const forked = await host.fork(handle.sessionId, entryIdOf(body));
+      return withDetail(forked, forked.active());
+    },
+    mode: async (handle) => ({ ok: true, active: handle.active() }),
+  };
+
+  /** Scoped-only actions. */
+  const scopedOnly: Record<string, Action> = {
+    queue: async (handle, body) => ({ ok: true, active: await handle.queue(body) }),
+    ultrafast: async (handle, body) => {
+      const enabled = body["enabled"];
+      if (typeof enabled !== "boolean") throw new HttpError(500, "enabled must be a boolean");
+      const { state } = handle.active();
+      if (enabled && state.model?.supportsUltrafast !== true) throw new HttpError(500, ULTRAFAST_UNAVAILABLE);
+      // No runtime loads an Ultrafast command yet (see the header), so a permitted change cannot run either.
+      throw new HttpError(500, ULTRAFAST_COMMAND_MISSING);
+    },
+  };
+
+  /** Legacy-only actions. */
+  const legacyOnly: Record<string, Action> = {
+    "reset-to-entry": async (handle, body) => {
+      const { active } = await handle.resetToEntry(entryIdOf(body));
+      return withDetail(handle, active);
+    },
+  };
+
+  const scoped = (action: Action) => async (request: ActionRequest) => {
+    const body = bodyObject(request.body);
+    const handle = await openSession(services, request.params["id"] ?? "");
+    return action(handle, body, request);
+  };
+  const legacy = (action: Action) => async (request: ActionRequest) => {
+    const body = bodyObject(request.body);
+    return action(host.active(), body, request);
+  };
+
+  const idParams = { type: "object", required: ["id"], properties: { id: { type: "string", minLength: 1 } } } as const;
+  for (const [name, action] of Object.entries({ ...shared, ...scopedOnly })) {
+    app.post(`/api/pi/sessions/:id/${name}`, { config: ACTION_CONFIG, schema: { params: idParams } }, scoped(action));
+  }
+  for (const [name, action] of Object.entries({ ...shared, ...legacyOnly })) {
+    app.post(`/api/pi/${name}`, { config: ACTION_CONFIG }, legacy(action));
+  }
+
+  app.post<{ Params: { id: string; requestId: string }; Body: unknown }>(
+    "/api/pi/sessions/:id/extension-confirmations/:requestId",
+    { config: ACTION_CONFIG },
+    async (request) => {
+      const body = bodyObject(request.body);
+      const handle = await openSession(services, request.params.id);
+      await handle.confirm(request.params.requestId, body["confirmed"]);
+      return { ok: true };
+    },
+  );
+};

@@ -1,0 +1,144 @@
+/**
+ * Test-only helpers of the runtime API tests: an app over temp pi and Leyline dirs with a real runtime host
+ * (in-process workers by default, forked on request), JSON request helpers, and a WebSocket collector of
+ * WS /api/pi/events messages with `until` (re-checked on every message; no sleeps).
+ */
+import fs from "node:fs";
+import path from "node:path";
+import type { ExtensionFactory } from "@earendil-works/pi-coding-agent";
+import type { FastifyInstance, InjectOptions } from "fastify";
+import WebSocket, { type RawData } from "ws";
+import { FauxScript, type FauxTurn } from "../adapters/runtime/faux-script.ts";
+import { InProcessWorkerClient } from "../adapters/runtime/in-process-worker-client.ts";
+import { createRuntimeTestDirs, type RuntimeTestDirs } from "../adapters/runtime/runtime-test-support.ts";
+import type { RuntimeHostOptions } from "../adapters/runtime-host/runtime-host.ts";
+import { buildApp, type BuildAppOptions } from "./app.ts";
+
+export interface RuntimeApiDirs extends RuntimeTestDirs {
+  readonly dataDir: string;
+  readonly home: string;
+}
+
+export function runtimeApiDirs(prefix = "leyline-rt-api-"): RuntimeApiDirs {
+  const dirs = createRuntimeTestDirs(prefix);
+  const home = path.join(dirs.root, "home");
+  fs.mkdirSync(home, { recursive: true });
+  return { ...dirs, dataDir: path.join(dirs.root, "data"), home };
+}
+
+/** Extension that asks for a confirmation on `/ask` (reached in tests with in-process workers). */
+export const askExtension: ExtensionFactory = (pi) => {
+  pi.registerCommand("ask", {
+    description: "asks the user",
+    handler: async (_args, ctx) => {
+      const confirmed = await ctx.ui.confirm("Proceed?", "Really proceed?");
+      ctx.ui.setStatus("leyline-test", `confirmed:${confirmed}`);
+    },
+  });
+};
+
+export interface RuntimeAppOptions {
+  turns?: FauxTurn[];
+  /** Real worker processes (default in-process workers). */
+  forked?: boolean;
+  host?: Partial<RuntimeHostOptions>;
+  app?: BuildAppOptions;
+}
+
+/** An app with a real runtime host over `dirs`; the caller closes it. Waits until the read side is ready. */
+export async function runtimeApp(dirs: RuntimeApiDirs, options: RuntimeAppOptions = {}): Promise<FastifyInstance> {
+  const hostOptions: RuntimeHostOptions = {
+    idleMs: 0,
+    watchdogMs: 0,
+    ...(options.turns !== undefined ? { fauxScript: new FauxScript(options.turns) } : {}),
+    ...(options.forked
+      ? {}
+      : { createClient: ({ fauxScript }) => InProcessWorkerClient.start({ fauxScript, extensionFactories: [askExtension] }) }),
+    ...options.host,
+  };
+  const app = await buildApp({
+    dataDir: dirs.dataDir,
+    agentDir: dirs.agentDir,
+    home: dirs.home,
+    env: { PI_OFFLINE: "1" },
+    runtimeHostOptions: hostOptions,
+    ...options.app,
+  });
+  await app.leyline.readSide.ready();
+  return app;
+}
+
+export async function call(app: FastifyInstance, method: InjectOptions["method"], url: string, payload?: unknown) {
+  const res = await app.inject({ method, url, ...(payload !== undefined ? { payload: payload as InjectOptions["payload"] } : {}) });
+  return { status: res.statusCode, body: res.json<Record<string, unknown>>() };
+}
+
+export interface EventMessageRecord {
+  type: string;
+  data?: unknown;
+  seq: number;
+  epoch: string;
+}
+
+export class EventCollector {
+  readonly messages: EventMessageRecord[] = [];
+  readonly opened: Promise<void>;
+  private readonly waiters: Array<{ check: () => boolean; resolve: () => void }> = [];
+
+  constructor(readonly socket: WebSocket) {
+    socket.on("message", (data: RawData) => {
+      const text = Array.isArray(data) ? Buffer.concat(data).toString("utf8") : Buffer.from(data as ArrayBuffer).toString("utf8");
+      this.messages.push(JSON.parse(text) as EventMessageRecord);
+      for (const waiter of [...this.waiters]) {
+        if (waiter.check()) {
+          this.waiters.splice(this.waiters.indexOf(waiter), 1);
+          waiter.resolve();
+        }
+      }
+    });
+    this.opened = new Promise((resolve, reject) => {
+      socket.once("open", () => resolve());
+      socket.once("error", reject);
+    });
+  }
+
+  static connect(url: string): EventCollector {
+    return new EventCollector(new WebSocket(url));
+  }
+
+  until(check: () => boolean, label: string, timeoutMs = 30_000): Promise<void> {
+    if (check()) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const waiter = { check, resolve: () => (clearTimeout(timer), resolve()) };
+      const timer = setTimeout(() => {
+        this.waiters.splice(this.waiters.indexOf(waiter), 1);
+        reject(new Error(`timed out waiting for: ${label}`));
+      }, timeoutMs);
+      this.waiters.push(waiter);
+    });
+  }
+
+  /** pi event types of `runtime_event`s for a session, in order. */
+  runtimeEvents(sessionId: string): Array<{ type: string } & Record<string, unknown>> {
+    return this.messages.flatMap((message) => {
+      if (message.type !== "runtime_event") return [];
+      const data = message.data as { activeSessionId: string; event: { type: string } & Record<string, unknown> };
+      return data.activeSessionId === sessionId ? [data.event] : [];
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.socket.readyState === WebSocket.CLOSED) return;
+    const closed = new Promise<void>((resolve) => this.socket.once("close", () => resolve()));
+    this.socket.close();
+    await closed;
+  }
+}
+
+/** Listens on a free loopback port; returns the ws:// base of the events socket. */
+export async function listenForEvents(app: FastifyInstance): Promise<string> {
+  await app.listen({ port: 0, host: "127.0.0.1" });
+  const address = app.server.address();
+  if (typeof address !== "object" || address === null) throw new Error("no address");
+  return `ws://127.0.0.1:${address.port}/api/pi/events`;
+}

@@ -1,0 +1,71 @@
+/**
+ * What the session write routes and the runtime action routes share: resolving a session id to an open
+ * runtime (opening its file when it is not open), the SessionDetail of a runtime (folded from its file, or a
+ * minimal one while pi has not written the file yet), and the request body guard.
+ */
+import fs from "node:fs";
+import type { RuntimeHandle } from "../adapters/runtime-host/runtime-handle.ts";
+import type { RuntimeHost } from "../adapters/runtime-host/runtime-host.ts";
+import { HttpError } from "./http-error.ts";
+import type { ReadSide } from "./read-side.ts";
+import type { SessionDetail } from "./session-detail.ts";
+import { loadSessionDetail } from "./sessions.routes.ts";
+
+export const SESSION_NOT_FOUND = "Session not found";
+
+export interface RuntimeRouteServices {
+  readonly readSide: ReadSide;
+  readonly host: RuntimeHost;
+}
+
+/** The persisted file of a session id (from the index), or null. */
+export async function persistedFileOf(readSide: ReadSide, id: string): Promise<string | null> {
+  const { index } = await readSide.ready();
+  return index.list().find((summary) => summary.id === id)?.path ?? null;
+}
+
+/** The open runtime of `id`, opening its persisted file when needed; 404 when the id is unknown. */
+export async function openSession(services: RuntimeRouteServices, id: string): Promise<RuntimeHandle> {
+  const open = services.host.get(id);
+  if (open !== undefined) return open;
+  const file = await persistedFileOf(services.readSide, id);
+  if (file === null || !fs.existsSync(file)) throw new HttpError(404, SESSION_NOT_FOUND);
+  return services.host.open({ sessionFile: file });
+}
+
+/** The detail of a runtime without a saved file yet: its list row, no entries. */
+export function unsavedDetail(handle: RuntimeHandle): SessionDetail {
+  const summary = handle.summary();
+  const now = new Date().toISOString();
+  return {
+    session: {
+      ...summary,
+      sessionFile: handle.sessionFile ?? "",
+      messageCount: summary.messageCount,
+      contextTokens: null,
+      modified: summary.modified ?? now,
+      created: summary.timestamp ?? now,
+      research: null,
+    },
+    entries: [],
+  };
+}
+
+/** The SessionDetail of a runtime's session (after the index re-checked the file). */
+export async function detailOf(readSide: ReadSide, handle: RuntimeHandle): Promise<SessionDetail> {
+  const file = handle.sessionFile;
+  if (file !== null && fs.existsSync(file)) {
+    const { index } = await readSide.ready();
+    await index.touch([file]);
+    const detail = await loadSessionDetail(index, file);
+    if (detail !== null) return detail;
+  }
+  return unsavedDetail(handle);
+}
+
+/** A JSON object body; a missing body is `{}`; anything else → 400. */
+export function bodyObject(body: unknown): Record<string, unknown> {
+  if (body === undefined || body === null) return {};
+  if (typeof body !== "object" || Array.isArray(body)) throw new HttpError(400, "Request body must be a JSON object");
+  return body as Record<string, unknown>;
+}

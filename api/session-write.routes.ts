@@ -1,0 +1,175 @@
+/**
+ * Session write routes (spec "Session routes"), on the runtime host:
+ * - POST /api/pi/sessions `{ cwd, kind? }` → `{ active, detail }`: creates the folder if needed, opens a new
+ *   runtime (kind "research": the worker writes the research marker) and selects it;
+ * - PATCH /api/pi/sessions/:id `{ name }` → `{ ok, detail, session }`: renames through the runtime (opened if
+ *   needed); whitespace collapses, an empty or non-string name is 400;
+ * - DELETE /api/pi/sessions/:id → `{ ok, trashed: { path } }`: closes its runtime, then moves the JSONL file
+ *   into `leyline-trash` beside the sessions folder (path null when the runtime never wrote a file);
+ *   a streaming or compacting session → 500;
+ * - POST /api/pi/active-session `{ id?, path?, cwd? }` → `{ active }`: selects a session (opening it): by id,
+ *   else by file, else the newest session of the folder (open runtimes first); unresolved → 404;
+ * - GET /api/pi/state?cwd&refresh → `{ active }`: the selected runtime's snapshot when its folder matches and
+ *   no refresh is asked, else a temporary preview (runtime-preview.ts; id "").
+ *
+ * Deliberate departures from the spec's "currently" statuses: a missing cwd or a bad kind is 400 (not 500),
+ * and an unknown id on PATCH/DELETE is 404 (not 500), as on every other route with an id.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import type { FastifyPluginAsync } from "fastify";
+import type { RuntimeHandle } from "../adapters/runtime-host/runtime-handle.ts";
+import type { RuntimeHost } from "../adapters/runtime-host/runtime-host.ts";
+import { defaultTrashDir } from "../adapters/runtime-host/session-reset.ts";
+import { expandHome } from "../adapters/sqlite/data-dir.ts";
+import { HttpError } from "./http-error.ts";
+import type { ReadSide } from "./read-side.ts";
+import type { RuntimePreviewer } from "./runtime-preview.ts";
+import { bodyObject, detailOf, openSession, SESSION_NOT_FOUND } from "./runtime-sessions.ts";
+import { resolveSessionPath } from "./sessions.routes.ts";
+
+export interface SessionWriteRoutesOptions {
+  readonly readSide: ReadSide;
+  readonly host: RuntimeHost;
+  readonly previewer: RuntimePreviewer;
+}
+
+const idParams = { type: "object", required: ["id"], properties: { id: { type: "string", minLength: 1 } } } as const;
+
+/** Optional string fields of a body (Fastify's schema coercion would turn 5 into "5", so checked here). */
+function optionalString(body: Record<string, unknown>, key: string): string | undefined {
+  const value = body[key];
+  if (value === undefined) return undefined;
+  if (typeof value !== "string") throw new HttpError(400, `${key} must be a string`);
+  return value;
+}
+
+const stateQuerySchema = {
+  type: "object",
+  properties: { cwd: { type: "string" }, refresh: { type: "string" } },
+} as const;
+
+/** A folder given by the client: `~` expanded, relative paths from the server's directory. */
+export function resolveFolder(value: string): string {
+  return path.resolve(expandHome(value.trim()));
+}
+
+/** `<trashDir>/<name>.jsonl`, or `<name>.deleted-<ISO time>[-n].jsonl` when that exists already. */
+function trashTarget(trashDir: string, file: string): string {
+  const base = path.basename(file, ".jsonl");
+  let target = path.join(trashDir, `${base}.jsonl`);
+  const stamp = new Date().toISOString().replace(/:/g, "-");
+  for (let n = 0; fs.existsSync(target); n++) {
+    target = path.join(trashDir, `${base}.deleted-${stamp}${n === 0 ? "" : `-${n}`}.jsonl`);
+  }
+  return target;
+}
+
+/** Moves a file into the trash (rename; copy + unlink across file systems). */
+function moveToTrash(file: string): string {
+  const trashDir = defaultTrashDir(file);
+  fs.mkdirSync(trashDir, { recursive: true });
+  const target = trashTarget(trashDir, file);
+  try {
+    fs.renameSync(file, target);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EXDEV") throw error;
+    fs.copyFileSync(file, target, fs.constants.COPYFILE_EXCL);
+    fs.unlinkSync(file);
+  }
+  return target;
+}
+
+/** The newest session of a folder: an open runtime there, else the newest persisted one. */
+async function newestIn(readSide: ReadSide, host: RuntimeHost, folder: string): Promise<{ handle?: RuntimeHandle; file?: string } | null> {
+  const open = [...host.openRuntimes()].reverse().find((handle) => path.resolve(handle.cwd) === folder);
+  if (open !== undefined) return { handle: open };
+  const { index } = await readSide.ready();
+  const persisted = index.list().find((summary) => path.resolve(summary.cwd) === folder);
+  return persisted !== undefined ? { file: persisted.path } : null;
+}
+
+export const sessionWriteRoutes: FastifyPluginAsync<SessionWriteRoutesOptions> = async (app, options) => {
+  const { readSide, host, previewer } = options;
+  const services = { readSide, host };
+
+  app.post<{ Body: unknown }>("/api/pi/sessions", async (request) => {
+    const body = bodyObject(request.body);
+    const given = optionalString(body, "cwd");
+    if (given === undefined || given.trim() === "") throw new HttpError(400, "cwd must be a non-empty string");
+    const kind = optionalString(body, "kind");
+    if (kind !== undefined && kind !== "session" && kind !== "research") throw new HttpError(400, "kind must be session or research");
+    const cwd = resolveFolder(given);
+    try {
+      fs.mkdirSync(cwd, { recursive: true });
+    } catch (error) {
+      throw new HttpError(500, `Cannot create ${cwd}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+    }
+    if (!fs.statSync(cwd).isDirectory()) throw new HttpError(400, `Not a directory: ${cwd}`);
+    const handle = await host.open({ new: { cwd, ...(kind !== undefined ? { kind } : {}) } }, { select: true });
+    return { active: handle.active(), detail: await detailOf(readSide, handle) };
+  });
+
+  app.patch<{ Params: { id: string }; Body: unknown }>("/api/pi/sessions/:id", { schema: { params: idParams } }, async (request) => {
+    const body = bodyObject(request.body);
+    const handle = await openSession(services, request.params.id);
+    await handle.rename(body["name"]);
+    const detail = await detailOf(readSide, handle);
+    return { ok: true, detail, session: detail.session };
+  });
+
+  app.delete<{ Params: { id: string } }>("/api/pi/sessions/:id", { schema: { params: idParams } }, async (request) => {
+    const { id } = request.params;
+    const handle = host.get(id);
+    const { index } = await readSide.ready();
+    const persisted = index.list().find((summary) => summary.id === id);
+    if (handle === undefined && persisted === undefined) throw new HttpError(404, SESSION_NOT_FOUND);
+    if (handle !== undefined) {
+      const { state } = handle.active();
+      if (state.isStreaming || handle.busy()) throw new HttpError(500, "Cannot delete a session while it is streaming");
+      if (state.isCompacting) throw new HttpError(500, "Cannot delete a session while it is compacting");
+    }
+    const file = handle?.sessionFile ?? persisted?.path ?? null;
+    if (handle !== undefined) await host.close(id);
+    if (file === null || !fs.existsSync(file)) return { ok: true, trashed: { path: null } };
+    const trashed = moveToTrash(file);
+    await index.touch([file]);
+    return { ok: true, trashed: { path: trashed } };
+  });
+
+  app.post<{ Body: unknown }>("/api/pi/active-session", async (request) => {
+    const raw = bodyObject(request.body);
+    const body = { id: optionalString(raw, "id"), path: optionalString(raw, "path"), cwd: optionalString(raw, "cwd") };
+    let handle: RuntimeHandle;
+    if (body.id !== undefined && body.id !== "") {
+      handle = await openSession(services, body.id);
+    } else if (body.path !== undefined && body.path.trim() !== "") {
+      const file = resolveSessionPath(body.path);
+      if (!fs.existsSync(file)) throw new HttpError(404, SESSION_NOT_FOUND);
+      handle = await host.open({ sessionFile: file });
+    } else if (body.cwd !== undefined && body.cwd.trim() !== "") {
+      const found = await newestIn(readSide, host, resolveFolder(body.cwd));
+      if (found === null) throw new HttpError(404, SESSION_NOT_FOUND);
+      handle = found.handle ?? (await host.open({ sessionFile: found.file ?? "" }));
+    } else {
+      throw new HttpError(400, "One of id, path or cwd is required");
+    }
+    host.select(handle.sessionId);
+    return { active: handle.active() };
+  });
+
+  app.get<{ Querystring: { cwd?: string; refresh?: string } }>(
+    "/api/pi/state",
+    { schema: { querystring: stateQuerySchema } },
+    async (request) => {
+      const refresh = request.query.refresh === "1" || request.query.refresh === "true";
+      const selectedId = host.activeSessionId;
+      const selected = selectedId === null ? undefined : host.get(selectedId);
+      const given = request.query.cwd;
+      const cwd = given !== undefined && given.trim() !== "" ? resolveFolder(given) : (selected?.cwd ?? process.cwd());
+      if (!refresh && selected !== undefined && path.resolve(selected.cwd) === cwd) return { active: selected.active() };
+      if (!fs.existsSync(cwd) || !fs.statSync(cwd).isDirectory()) throw new HttpError(400, `Not a directory: ${cwd}`);
+      return { active: await previewer.preview(cwd) };
+    },
+  );
+};
