@@ -1,7 +1,7 @@
 /**
  * The runtime API over HTTP and WS /api/pi/events with a real RuntimeHost (in-process workers for speed; see
  * runtime-api.forked.int.test.ts for real worker processes): create, prompt and watch events, the editable
- * queue, interrupt, compact, model and thinking, confirmations, fork (scoped and legacy), reset-to-entry
+ * queue, interrupt, compact, model and thinking, confirmations, edit-prompt and fork (scoped and legacy), reset-to-entry
  * with its trash copy, rename, delete, state previews, and a restart on the same dirs.
  */
 import fs from "node:fs";
@@ -11,7 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { messageTexts, recordHost } from "../adapters/runtime-host/runtime-host-test-support.ts";
 import type { RuntimeHandle } from "../adapters/runtime-host/runtime-handle.ts";
 import type { Active } from "../domain/runtime/runtime-types.ts";
-import { ULTRAFAST_UNAVAILABLE, EDIT_PROMPT_UNSUPPORTED } from "./runtime-actions.routes.ts";
+import { ULTRAFAST_UNAVAILABLE } from "./runtime-actions.routes.ts";
 import { call, EventCollector, listenForEvents, runtimeApp, runtimeApiDirs, type RuntimeApiDirs } from "./runtime-api.fixture.ts";
 
 let dirs: RuntimeApiDirs;
@@ -253,8 +253,67 @@ describe("runtime API (in-process workers)", () => {
     const ultrafast = await call(app, "POST", `/api/pi/sessions/${id}/ultrafast`, { enabled: true });
     expect(ultrafast).toEqual({ status: 500, body: { error: ULTRAFAST_UNAVAILABLE } });
     expect((await call(app, "POST", `/api/pi/sessions/${id}/ultrafast`, { enabled: "yes" })).status).toBe(500);
-    const edit = await call(app, "POST", `/api/pi/sessions/${id}/edit-prompt`, { entryId: "x", text: "y" });
-    expect(edit).toEqual({ status: 500, body: { error: EDIT_PROMPT_UNSUPPORTED } });
+  });
+
+  it("edit-prompt (scoped and legacy) branches from the edited prompt's parent; bad input answers 400/404", async () => {
+    const app = await makeApp({
+      turns: [
+        { match: "first question", text: "first answer" },
+        { match: "second question", text: "second answer" },
+        { match: "scoped edit", text: "scoped answer" },
+        { match: "legacy edit", text: "legacy answer" },
+      ],
+    });
+    const { id } = await create(app);
+    await call(app, "POST", `/api/pi/sessions/${id}/prompt`, { text: "first question" });
+    await settled(app, id, 2);
+    await call(app, "POST", `/api/pi/sessions/${id}/prompt`, { text: "second question" });
+    await settled(app, id, 4);
+    const file = handleOf(app, id).sessionFile ?? "";
+    const lines = () => fs.readFileSync(file, "utf8").trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+    const userLine = (text: string) =>
+      lines().find((line) => line["type"] === "message" && (line["message"] as { role: string }).role === "user" && JSON.stringify(line["message"]).includes(text));
+    const first = userLine("first question");
+    const second = userLine("second question");
+    const firstAnswer = lines().find((line) => line["type"] === "message" && JSON.stringify(line["message"]).includes("first answer"));
+
+    // bad input: nothing moves
+    const url = `/api/pi/sessions/${id}/edit-prompt`;
+    expect(await call(app, "POST", url, { entryId: "no-such-entry", text: "x" })).toEqual({ status: 404, body: { error: "Entry no-such-entry not found" } });
+    expect((await call(app, "POST", url, { entryId: String(firstAnswer?.["id"]), text: "x" })).status).toBe(400);
+    expect((await call(app, "POST", url, { entryId: String(first?.["id"]), text: "  " })).status).toBe(400);
+    expect((await call(app, "POST", url, { entryId: String(first?.["id"]) })).status).toBe(400);
+    expect((await call(app, "POST", url, { text: "x" })).status).toBe(400);
+    expect((await call(app, "POST", url, { entryId: String(first?.["id"]), text: "x", images: [{ type: "image", data: "AA==", mimeType: "text/plain" }] })).status).toBe(400);
+    expect((await call(app, "POST", "/api/pi/sessions/unknown-id/edit-prompt", { entryId: "x", text: "y" })).status).toBe(404);
+    expect(messageTexts(file)).toHaveLength(4);
+
+    // scoped: edit the first prompt → a sibling of it
+    const scoped = await call(app, "POST", url, { entryId: String(first?.["id"]), text: "scoped edit" });
+    expect(scoped.status, JSON.stringify(scoped.body)).toBe(200);
+    expect(scoped.body).toMatchObject({ ok: true, active: { id } });
+    await settled(app, id, 6);
+    expect(userLine("scoped edit")?.["parentId"]).toBe(first?.["parentId"]);
+    expect(messageTexts(file).slice(-2)).toEqual(["user:scoped edit", "assistant:scoped answer"]);
+
+    // legacy twin on the selected session: edit the second prompt (on the old branch) → a sibling of it
+    await call(app, "POST", "/api/pi/active-session", { id });
+    expect((await call(app, "POST", "/api/pi/edit-prompt", { entryId: "no-such-entry", text: "x" })).status).toBe(404);
+    const legacy = await call(app, "POST", "/api/pi/edit-prompt", { entryId: String(second?.["id"]), text: "legacy edit" });
+    expect(legacy.status, JSON.stringify(legacy.body)).toBe(200);
+    expect(legacy.body).toMatchObject({ ok: true, active: { id } });
+    await settled(app, id, 8);
+    expect(userLine("legacy edit")?.["parentId"]).toBe(second?.["parentId"]);
+    expect(messageTexts(file)).toEqual([
+      "user:first question",
+      "assistant:first answer",
+      "user:second question",
+      "assistant:second answer",
+      "user:scoped edit",
+      "assistant:scoped answer",
+      "user:legacy edit",
+      "assistant:legacy answer",
+    ]);
   });
 
   it("forks (scoped and legacy) into selected sessions; reset-to-entry leaves a trash copy of the original", async () => {

@@ -7,8 +7,9 @@
  * Bodies are validated by the runtime handle's parsers (runtime-action-bodies.ts, the queue request parser)
  * or here; their errors carry the spec's status (RuntimeHostError → the app's error handler).
  *
+ * edit-prompt answers `{ ok, active }` once the replacement prompt passed pi's preflight (RuntimeHandle.editPrompt).
+ *
  * Not supported yet (answer 500 with a clear message after validating the body and resolving the session):
- * - edit-prompt: the runtime handle has no "navigate to the entry and prompt" action yet;
  * - ultrafast: the bundled Ultrafast command does not exist yet, and no model offers it (supportsUltrafast
  *   is false for every model, the faux ones included), so enabling and disabling both answer 500.
  * mode: the workers keep pi's one-at-a-time steering and follow-up modes (pi's defaults, never changed), so
@@ -34,7 +35,6 @@ type Action = (handle: RuntimeHandle, body: Record<string, unknown>, request: Ac
 
 const ACTION_CONFIG: RouteMethodsConfig = { unsupportedMethod: 404 };
 
-export const EDIT_PROMPT_UNSUPPORTED = "Edit prompt is not supported yet";
 export const ULTRAFAST_UNAVAILABLE = "Ultrafast is not available: the model does not support it";
 export const ULTRAFAST_COMMAND_MISSING = "Ultrafast is not available in this runtime (the Ultrafast command is not loaded)";
 
@@ -55,11 +55,7 @@ export const runtimeActionsRoutes: FastifyPluginAsync<RuntimeActionsRoutesOption
     prompt: async (handle, body) => ({ ok: true, ...(await handle.prompt(body)) }),
     bash: async (handle, body) => withDetail(handle, (await handle.bash(body)).active),
     compact: async (handle, body) => withDetail(handle, (await handle.compact(body["customInstructions"])).active),
-    "edit-prompt": async (_handle, body) => {
-      entryIdOf(body);
-      if (typeof body["text"] !== "string") throw new HttpError(400, "text must be a string");
-      throw new HttpError(500, EDIT_PROMPT_UNSUPPORTED);
-    },
+    "edit-prompt": async (handle, body) => ({ ok: true, active: await handle.editPrompt(entryIdOf(body), body["text"], body["images"]) }),
     interrupt: async (handle) => ({ ok: true, active: await handle.interrupt() }),
     reload: async (handle) => ({ ok: true, active: await handle.reload() }),
     model: async (handle, body) => ({ ok: true, active: await handle.setModel(body) }),

@@ -9,9 +9,12 @@
  */
 import { randomUUID } from "node:crypto";
 import * as fs from "node:fs";
+import { isEmptyPromptText } from "../../domain/prompt-queue/prompt-queue.decider.ts";
 import { parseQueueRequest, promptQueueErrorStatus } from "../../domain/prompt-queue/prompt-queue-request.ts";
 import type { PromptQueueDecision } from "../../domain/prompt-queue/prompt-queue-types.ts";
-import type { Active } from "../../domain/runtime/runtime-types.ts";
+import { type Active, PROMPT_IMAGE_MIME_TYPES } from "../../domain/runtime/runtime-types.ts";
+import { decodeSessionText } from "../../domain/session-decoder.ts";
+import type { SessionEntry } from "../../domain/session-log.ts";
 import { type BashResultInfo, type CompactionResultInfo, THINKING_LEVELS, type ThinkingLevelName } from "../runtime/runtime-protocol.ts";
 import { normalizeSessionName, parsePromptBody } from "./runtime-action-bodies.ts";
 import { RuntimeHandleCore } from "./runtime-handle-core.ts";
@@ -22,6 +25,17 @@ export { type HostEvent, type OpenTarget, type RuntimeHandleOptions, type Runtim
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** The saved entries of a session file, in file order (none when the file does not exist yet). */
+function savedEntries(file: string | null): SessionEntry[] {
+  if (file === null || !fs.existsSync(file)) return [];
+  const { records } = decodeSessionText(fs.readFileSync(file, "utf8"));
+  return records.flatMap((record) => (record.kind === "entry" ? [record.entry] : []));
+}
+
+function isUserMessage(entry: SessionEntry): boolean {
+  return entry.type === "message" && entry.message.role === "user";
 }
 
 function queueFailure(decision: PromptQueueDecision): RuntimeHostError | null {
@@ -68,6 +82,47 @@ export class RuntimeHandle extends RuntimeHandleCore {
     if (decision.submission) await this.submit(decision.submission, request.streamingBehavior);
     else this.scheduleDispatch();
     return { queued: decision.queued, active: this.active() };
+  }
+
+  /**
+   * POST .../edit-prompt `{ entryId, text, images? }` → `active` once pi's prompt preflight succeeded.
+   * The entry must be a saved user message (unknown 404, other entries 400); empty text needs an image (400);
+   * the runtime must be idle (500, as for the other blocked actions). pi's `navigateTree` to a user message
+   * moves the leaf to that message's parent; the replacement then goes through the prompt submission, so pi
+   * appends it as a sibling of the original (a new branch; the old one stays in the file). When the
+   * submission fails, the leaf is moved back to where it was (best effort) and the failure answers 500.
+   */
+  async editPrompt(entryId: unknown, text: unknown, images?: unknown): Promise<Active> {
+    if (typeof entryId !== "string" || entryId === "") throw new RuntimeHostError(400, "entryId must be a non-empty string");
+    const request = parsePromptBody({ text, ...(images !== undefined ? { images } : {}) });
+    const badImage = request.images.find((image) => image.data === "" || !(PROMPT_IMAGE_MIME_TYPES as readonly string[]).includes(image.mimeType));
+    if (badImage) throw new RuntimeHostError(400, badImage.data === "" ? "Invalid image" : `Unsupported image type: ${badImage.mimeType}`);
+    if (isEmptyPromptText(request.text) && request.images.length === 0) throw new RuntimeHostError(400, "Prompt text is empty and has no images");
+    await this.worker();
+    this.touch();
+    const entries = savedEntries(this.sessionFile);
+    const entry = entries.find((candidate) => candidate.id === entryId);
+    if (!entry) throw new RuntimeHostError(404, `Entry ${entryId} not found`);
+    if (!isUserMessage(entry)) throw new RuntimeHostError(400, `Entry ${entryId} is not a user message`);
+    this.requireIdle("edit a prompt");
+    if (this.queueState.items.some((item) => item.status === "sending")) throw new RuntimeHostError(500, "Cannot edit a prompt while a prompt is being set up");
+    const previousLeaf = entries.at(-1) ?? null;
+    // Counts as a prompt being set up from here on: blocks queue dispatch and other actions until pi runs.
+    this.runStarting += 1;
+    try {
+      const moved = await this.call("navigateTree", { targetId: entryId });
+      if (moved.cancelled) throw new RuntimeHostError(500, "The edit was cancelled by an extension");
+      try {
+        await this.submit({ via: "prompt", taskId: null, text: request.text, images: request.images, handoffId: null }, null);
+      } catch (error) {
+        if (previousLeaf !== null && !isUserMessage(previousLeaf)) await this.call("navigateTree", { targetId: previousLeaf.id }).catch(() => {});
+        throw error;
+      }
+    } finally {
+      this.runStarting -= 1;
+    }
+    if (!this.busy()) this.scheduleDispatch();
+    return this.active();
   }
 
   /** POST /api/pi/sessions/:id/queue → `active`. */

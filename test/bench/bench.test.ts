@@ -15,6 +15,8 @@ const TINY: BenchScale = {
   appendRounds: 1,
   flatnessAppends: 3,
   flatnessWarmup: 1,
+  wsDeltas: 40,
+  wsClients: 3,
 };
 
 const FIGURES = [
@@ -26,7 +28,11 @@ const FIGURES = [
   "append_vs_refold_half",
   "append_vs_refold",
   "append_flatness",
+  "ws_fanout",
+  "ws_fanout_latency",
 ];
+
+const INFORMATIONAL = ["fold_vs_parse_tree", "ws_fanout_latency"];
 
 describe("bench (tiny quick mode)", () => {
   it("measures every figure and reports ratios, targets and details", { timeout: 180_000 }, async () => {
@@ -38,7 +44,7 @@ describe("bench (tiny quick mode)", () => {
       expect(typeof figure.ratio, name).toBe("number");
       const ratio = figure.ratio as number;
       expect(Number.isFinite(ratio) && ratio > 0, `${name} ratio ${ratio}`).toBe(true);
-      if (name === "fold_vs_parse_tree") {
+      if (INFORMATIONAL.includes(name)) {
         // Informational: measured, but no target and no pass/fail.
         expect(figure).toMatchObject({ informational: true, target: null, pass: null });
       } else {
@@ -55,10 +61,18 @@ describe("bench (tiny quick mode)", () => {
       }
     }
     expect(report.figures["list_cold_vs_pi"]?.details["listed"]).toBe(TINY.sessions);
+    // ws: every client got every delta, in both runs; latencies and CPU were measured.
+    expect(report.figures["ws_fanout"]?.details).toMatchObject({
+      clients: TINY.wsClients,
+      deltas: TINY.wsDeltas,
+      subject: { deliveredPerClient: { min: TINY.wsDeltas, max: TINY.wsDeltas }, p50Ms: expect.any(Number), p99Ms: expect.any(Number) },
+      baseline: { deliveredPerClient: { min: TINY.wsDeltas, max: TINY.wsDeltas } },
+    });
 
     const table = formatTable(report);
     for (const name of FIGURES) expect(table).toContain(name);
     expect(table).toMatch(/^fold_vs_parse_tree .*none +info only/m);
+    expect(table).toMatch(/^ws_fanout_latency .*none +info only/m);
     expect(report.figures["append_flatness"]?.details).toMatchObject({ appendsPerSize: TINY.flatnessAppends, check: "ok" });
 
     const json: unknown = JSON.parse(reportJson(report));
@@ -67,6 +81,7 @@ describe("bench (tiny quick mode)", () => {
       list_cold_vs_pi: { target: 1 },
       list_warm_vs_pi: { target: 0.02 },
       append_vs_refold: { target: 0.01 },
+      ws_fanout: { target: 1 },
       _meta: { seed: 7 },
     });
   });

@@ -13,8 +13,9 @@ import { FOLD_VS_PARSE_TARGET, benchFoldVsParse } from "./fold-vs-parse.ts";
 import { LIST_COLD_TARGET, LIST_WARM_TARGET, benchListVsPi } from "./list-vs-pi.ts";
 import { round } from "./measure.ts";
 import { loadCoreSubjects } from "./subjects.ts";
+import { WS_FANOUT_TARGET, benchWsFanout } from "./ws-fanout.ts";
 
-export const BENCHMARKS = ["fold", "list", "append"] as const;
+export const BENCHMARKS = ["fold", "list", "append", "ws"] as const;
 export type BenchmarkName = (typeof BENCHMARKS)[number];
 
 export interface BenchScale {
@@ -31,6 +32,10 @@ export interface BenchScale {
   /** Appends timed back to back per size for append_flatness (after `flatnessWarmup` untimed ones). */
   readonly flatnessAppends: number;
   readonly flatnessWarmup: number;
+  /** Text deltas one runtime streams to every WS client (ws benchmark). */
+  readonly wsDeltas: number;
+  /** WS /api/pi/events clients of the ws benchmark's subject run (its baseline has 1). */
+  readonly wsClients: number;
 }
 
 const MB = 1024 * 1024;
@@ -45,6 +50,8 @@ export const FULL_SCALE: BenchScale = {
   appendRounds: 3,
   flatnessAppends: 21,
   flatnessWarmup: 5,
+  wsDeltas: 5000,
+  wsClients: 50,
 };
 
 export const QUICK_SCALE: BenchScale = {
@@ -57,6 +64,8 @@ export const QUICK_SCALE: BenchScale = {
   appendRounds: 3,
   flatnessAppends: 15,
   flatnessWarmup: 3,
+  wsDeltas: 200,
+  wsClients: 5,
 };
 
 export interface BenchOptions {
@@ -143,6 +152,16 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
             append_flatness: APPEND_FLATNESS_TARGET,
           },
         ),
+      );
+    }
+    if (only.has("ws")) {
+      log("ws_fanout ...");
+      Object.assign(
+        figures,
+        await guard(() => benchWsFanout({ deltas: scale.wsDeltas, clients: scale.wsClients, log }), {
+          ws_fanout: WS_FANOUT_TARGET,
+          ws_fanout_latency: null,
+        }),
       );
     }
   } finally {
