@@ -9,9 +9,9 @@
  *
  * edit-prompt answers `{ ok, active }` once the replacement prompt passed pi's preflight (RuntimeHandle.editPrompt).
  *
- * Not supported yet (answer 500 with a clear message after validating the body and resolving the session):
- * - ultrafast: the bundled Ultrafast command does not exist yet, and no model offers it (supportsUltrafast
- *   is false for every model, the faux ones included), so enabling and disabling both answer 500.
+ * ultrafast (scoped only): RuntimeHandle.setUltrafast runs the bundled `/ultrafast on|off` command; the mode
+ * is read from `active.state.extensionUi.statuses["leyline-ultrafast"]`.
+ *
  * mode: the workers keep pi's one-at-a-time steering and follow-up modes (pi's defaults, never changed), so
  * the route answers the current snapshot.
  */
@@ -35,8 +35,9 @@ type Action = (handle: RuntimeHandle, body: Record<string, unknown>, request: Ac
 
 const ACTION_CONFIG: RouteMethodsConfig = { unsupportedMethod: 404 };
 
-export const ULTRAFAST_UNAVAILABLE = "Ultrafast is not available: the model does not support it";
-export const ULTRAFAST_COMMAND_MISSING = "Ultrafast is not available in this runtime (the Ultrafast command is not loaded)";
+export { ULTRAFAST_UNAVAILABLE_MESSAGE as ULTRAFAST_UNAVAILABLE } from "../domain/runtime/ultrafast.ts";
+export { ULTRAFAST_COMMAND_MISSING } from "../adapters/runtime-host/runtime-handle.ts";
+
 
 function entryIdOf(body: Record<string, unknown>): string {
   const entryId = body["entryId"];
@@ -70,14 +71,7 @@ export const runtimeActionsRoutes: FastifyPluginAsync<RuntimeActionsRoutesOption
   /** Scoped-only actions. */
   const scopedOnly: Record<string, Action> = {
     queue: async (handle, body) => ({ ok: true, active: await handle.queue(body) }),
-    ultrafast: async (handle, body) => {
-      const enabled = body["enabled"];
-      if (typeof enabled !== "boolean") throw new HttpError(500, "enabled must be a boolean");
-      const { state } = handle.active();
-      if (enabled && state.model?.supportsUltrafast !== true) throw new HttpError(500, ULTRAFAST_UNAVAILABLE);
-      // No runtime loads an Ultrafast command yet (see the header), so a permitted change cannot run either.
-      throw new HttpError(500, ULTRAFAST_COMMAND_MISSING);
-    },
+    ultrafast: async (handle, body) => ({ ok: true, active: await handle.setUltrafast(body["enabled"]) }),
   };
 
   /** Legacy-only actions. */

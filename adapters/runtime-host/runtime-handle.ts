@@ -13,6 +13,7 @@ import { isEmptyPromptText } from "../../domain/prompt-queue/prompt-queue.decide
 import { parseQueueRequest, promptQueueErrorStatus } from "../../domain/prompt-queue/prompt-queue-request.ts";
 import type { PromptQueueDecision } from "../../domain/prompt-queue/prompt-queue-types.ts";
 import { type Active, PROMPT_IMAGE_MIME_TYPES } from "../../domain/runtime/runtime-types.ts";
+import { ULTRAFAST_COMMAND, ULTRAFAST_UNAVAILABLE_MESSAGE } from "../../domain/runtime/ultrafast.ts";
 import { decodeSessionText } from "../../domain/session-decoder.ts";
 import type { SessionEntry } from "../../domain/session-log.ts";
 import { type BashResultInfo, type CompactionResultInfo, THINKING_LEVELS, type ThinkingLevelName } from "../runtime/runtime-protocol.ts";
@@ -43,7 +44,11 @@ function queueFailure(decision: PromptQueueDecision): RuntimeHostError | null {
   return new RuntimeHostError(promptQueueErrorStatus(decision.error.code), decision.error.message);
 }
 
+export const ULTRAFAST_COMMAND_MISSING = "Ultrafast is not available in this runtime (the Ultrafast command is not loaded)";
+
 export class RuntimeHandle extends RuntimeHandleCore {
+  private ultrafastChanging = false;
+
   private touch(): void {
     this.lastActivityAt = this.options.clock.now();
   }
@@ -54,6 +59,7 @@ export class RuntimeHandle extends RuntimeHandleCore {
     if (this.runStarting > 0 || this.dispatchProbe) throw new RuntimeHostError(500, `Cannot ${action} while a prompt is being set up`);
     if (this.stopping) throw new RuntimeHostError(500, `Cannot ${action} while Stop is in progress`);
     if (this.modelChanging) throw new RuntimeHostError(500, `Cannot ${action} during a model change`);
+    if (this.ultrafastChanging) throw new RuntimeHostError(500, `Cannot ${action} during an Ultrafast change`);
   }
 
   /** POST .../prompt → `{ queued, active }` (the API adds `ok: true`). */
@@ -201,6 +207,36 @@ export class RuntimeHandle extends RuntimeHandleCore {
       this.applySnapshot(await this.call("setModel", { provider, modelId: id }));
     } finally {
       this.modelChanging = false;
+    }
+    this.scheduleDispatch();
+    return this.active();
+  }
+
+  /**
+   * POST .../ultrafast `{ enabled }` (spec "Set Ultrafast"): runs the bundled `/ultrafast on|off` command in
+   * the worker (awaiting the command) and answers the resulting `active`; the mode is read from
+   * `state.extensionUi.statuses["leyline-ultrafast"]`. Invalid `enabled`, a missing command, an ineligible
+   * model (enabling only) and a busy runtime all answer 500. The change counts as a prompt being set up, so
+   * queue dispatch waits for it.
+   */
+  async setUltrafast(enabled: unknown): Promise<Active> {
+    if (typeof enabled !== "boolean") throw new RuntimeHostError(500, "enabled must be a boolean");
+    await this.worker();
+    this.touch();
+    this.requireIdle("change Ultrafast");
+    if (this.queueState.items.some((item) => item.status === "sending")) throw new RuntimeHostError(500, "Cannot change Ultrafast while a prompt is being set up");
+    if (!this.state.slashCommands.some((command) => command.source === "extension" && command.name === ULTRAFAST_COMMAND)) {
+      throw new RuntimeHostError(500, ULTRAFAST_COMMAND_MISSING);
+    }
+    if (enabled && this.state.model?.supportsUltrafast !== true) throw new RuntimeHostError(500, ULTRAFAST_UNAVAILABLE_MESSAGE);
+    this.ultrafastChanging = true;
+    this.runStarting += 1;
+    try {
+      await this.call("prompt", { text: `/${ULTRAFAST_COMMAND} ${enabled ? "on" : "off"}`, awaitCompletion: true });
+      await this.refresh();
+    } finally {
+      this.runStarting -= 1;
+      this.ultrafastChanging = false;
     }
     this.scheduleDispatch();
     return this.active();

@@ -4,16 +4,27 @@
  */
 import type { RuntimeWorkerSnapshot } from "../../domain/runtime/runtime-inputs.ts";
 import type { Model, RuntimeDiagnostic, SlashCommand } from "../../domain/runtime/runtime-types.ts";
+import { supportsUltrafast, type UltrafastAuthKind } from "../../domain/runtime/ultrafast.ts";
 import type { RuntimeModelInfo, RuntimeSnapshot } from "../runtime/runtime-protocol.ts";
 
-/** Models the Ultrafast mode supports; none until the bundled Ultrafast extension defines its eligibility. */
+/**
+ * The snapshot does not carry the model's credential kind. pi offers no OAuth (subscription) login for the
+ * `openai` provider (its OAuth providers are anthropic, github-copilot and openai-codex), so an `openai` model
+ * is taken as API-key authenticated; the bundled Ultrafast command re-checks with pi's model registry
+ * (`isUsingOAuth`) and refuses an OAuth-authenticated model.
+ */
+function snapshotAuthKind(model: RuntimeModelInfo): UltrafastAuthKind {
+  return model.provider === "openai" ? "apiKey" : "unknown";
+}
+
+/** `supportsUltrafast` follows the bundled Ultrafast extension's eligibility (domain/runtime/ultrafast.ts). */
 export function modelDto(model: RuntimeModelInfo): Model {
   return {
     id: model.id,
     name: model.name,
     provider: model.provider,
     supportsImages: model.input.includes("image"),
-    supportsUltrafast: false,
+    supportsUltrafast: supportsUltrafast({ provider: model.provider, api: model.api, modelId: model.id, authKind: snapshotAuthKind(model) }),
     availableThinkingLevels: [...model.availableThinkingLevels],
   };
 }

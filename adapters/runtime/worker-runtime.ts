@@ -3,9 +3,11 @@
  * settings from the agent dir, pi's default session dir (passed explicitly: the SDK ignores the CLI's
  * session-dir settings), pi's own extension discovery plus Leyline's extension paths and factories, and the
  * scripted faux provider when asked for. A new research session gets its marker before extensions bind.
+ * Leyline's bundled extensions (`extensions/<name>/index.ts`) are loaded in every runtime.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { fileURLToPath } from "node:url";
 import type { Model } from "@earendil-works/pi-ai";
 import type {
   AgentSessionRuntime,
@@ -61,6 +63,20 @@ export function readSessionHeader(file: string): { id: string; cwd: string } {
   return { id: record["id"], cwd: record["cwd"] };
 }
 
+/** The folder of Leyline's bundled pi extensions (the repository's `extensions/`). */
+export const BUNDLED_EXTENSIONS_DIR = fileURLToPath(new URL("../../extensions", import.meta.url));
+
+/** Every `<dir>/<name>/index.ts` (sorted by name): the entry files of Leyline's bundled extensions. */
+export function bundledExtensionPaths(dir: string = BUNDLED_EXTENSIONS_DIR): string[] {
+  if (!fs.existsSync(dir)) return [];
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => path.join(dir, entry.name, "index.ts"))
+    .filter((file) => fs.existsSync(file))
+    .sort();
+}
+
 export async function createWorkerRuntime(
   pi: PiModule,
   ai: PiAiModule,
@@ -96,7 +112,7 @@ export async function createWorkerRuntime(
     kind = target.kind ?? "session";
   }
 
-  const extensionPaths = (options.extensionPaths ?? []).map((entry) => path.resolve(entry));
+  const extensionPaths = [...new Set([...bundledExtensionPaths(), ...(options.extensionPaths ?? []).map((entry) => path.resolve(entry))])];
   const factory: CreateAgentSessionRuntimeFactory = async (args) => {
     const settingsManager = pi.SettingsManager.create(args.cwd, args.agentDir);
     const services = await pi.createAgentSessionServices({
@@ -118,7 +134,12 @@ export async function createWorkerRuntime(
       ...(fauxModel && !restorable ? { model: fauxModel } : {}),
       ...(options.tools ? { tools: options.tools } : {}),
     });
-    return { ...created, services, diagnostics: services.diagnostics };
+    // As pi's CLI does (main.js): extensions that failed to load become error diagnostics, not silence.
+    const extensionErrors = services.resourceLoader.getExtensions().errors.map(({ path: file, error }) => ({
+      type: "error" as const,
+      message: `Failed to load extension "${file}": ${error}`,
+    }));
+    return { ...created, services, diagnostics: [...services.diagnostics, ...extensionErrors] };
   };
   const runtime = await pi.createAgentSessionRuntime(factory, { cwd, agentDir, sessionManager });
   if (kind === "research") {
