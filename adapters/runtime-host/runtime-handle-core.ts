@@ -352,6 +352,10 @@ export class RuntimeHandleCore {
   protected feed(inputs: ActiveRuntimeInput[]): void {
     const before = this.state;
     this.state = fold(activeRuntimeProjection, before, inputs);
+    // Waiting for the user is excluded from the no-progress deadline: it restarts when a wait begins or ends.
+    if ((before.extensionUi.confirmations.length > 0) !== (this.state.extensionUi.confirmations.length > 0)) {
+      this.lastProgressAt = this.options.clock.now();
+    }
     if (this.state.snapshotRevision === before.snapshotRevision) return;
     this.emitActive();
     if (this.state.extensionUi !== before.extensionUi) this.emitExtensionUi();

@@ -4,27 +4,21 @@
  */
 import type { RuntimeWorkerSnapshot } from "../../domain/runtime/runtime-inputs.ts";
 import type { Model, RuntimeDiagnostic, SlashCommand } from "../../domain/runtime/runtime-types.ts";
-import { supportsUltrafast, type UltrafastAuthKind } from "../../domain/runtime/ultrafast.ts";
+import { supportsUltrafast } from "../../domain/runtime/ultrafast.ts";
 import type { RuntimeModelInfo, RuntimeSnapshot } from "../runtime/runtime-protocol.ts";
 
 /**
- * The snapshot does not carry the model's credential kind. pi offers no OAuth (subscription) login for the
- * `openai` provider (its OAuth providers are anthropic, github-copilot and openai-codex), so an `openai` model
- * is taken as API-key authenticated; the bundled Ultrafast command re-checks with pi's model registry
- * (`isUsingOAuth`) and refuses an OAuth-authenticated model.
+ * `supportsUltrafast` follows the bundled Ultrafast extension's eligibility (domain/runtime/ultrafast.ts), with
+ * the credential kind the worker read from pi's model registry; a snapshot without it counts as "unknown"
+ * (so an `openai` model is then not eligible).
  */
-function snapshotAuthKind(model: RuntimeModelInfo): UltrafastAuthKind {
-  return model.provider === "openai" ? "apiKey" : "unknown";
-}
-
-/** `supportsUltrafast` follows the bundled Ultrafast extension's eligibility (domain/runtime/ultrafast.ts). */
 export function modelDto(model: RuntimeModelInfo): Model {
   return {
     id: model.id,
     name: model.name,
     provider: model.provider,
     supportsImages: model.input.includes("image"),
-    supportsUltrafast: supportsUltrafast({ provider: model.provider, api: model.api, modelId: model.id, authKind: snapshotAuthKind(model) }),
+    supportsUltrafast: supportsUltrafast({ provider: model.provider, api: model.api, modelId: model.id, authKind: model.authKind ?? "unknown" }),
     availableThinkingLevels: [...model.availableThinkingLevels],
   };
 }

@@ -112,6 +112,10 @@ export interface RuntimeResultMap {
   dispose: { disposed: true };
 }
 
+/** How pi authenticates a model's provider: an API key (auth.json, environment, runtime key or models.json), OAuth (subscription), or not known. */
+export const MODEL_AUTH_KINDS = ["apiKey", "oauth", "unknown"] as const;
+export type ModelAuthKind = (typeof MODEL_AUTH_KINDS)[number];
+
 export interface RuntimeModelInfo {
   provider: string;
   id: string;
@@ -122,6 +126,8 @@ export interface RuntimeModelInfo {
   contextWindow: number;
   maxTokens: number;
   availableThinkingLevels: string[];
+  /** From pi's model registry (`isUsingOAuth`, `hasConfiguredAuth`); absent means not known. */
+  authKind?: ModelAuthKind;
 }
 
 export interface RuntimeSlashCommand {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { messageIdOf, parseControlMessage, parseWorkerMessage, RUNTIME_REQUEST_TYPES } from "./runtime-protocol.validate.ts";
+import { checkRuntimeSnapshot, messageIdOf, parseControlMessage, parseWorkerMessage, RUNTIME_REQUEST_TYPES } from "./runtime-protocol.validate.ts";
 
 describe("parseControlMessage", () => {
   it.each([
@@ -74,5 +74,60 @@ describe("parseWorkerMessage", () => {
     [{ type: "fault", kind: "oops", message: "m", fatal: true }, 'message.kind must be one of protocol, uncaughtException, unhandledRejection, runtime (got "oops")'],
   ])("rejects %j", (message, error) => {
     expect(parseWorkerMessage(message)).toEqual({ ok: false, error });
+  });
+});
+
+describe("checkRuntimeSnapshot: model authKind", () => {
+  const model = {
+    provider: "openai",
+    id: "gpt-6-astra",
+    name: "GPT-6 Astra",
+    api: "openai-responses",
+    reasoning: true,
+    input: ["text"],
+    contextWindow: 400000,
+    maxTokens: 128000,
+    availableThinkingLevels: ["off", "high"],
+  };
+  function snapshotWith(current: Record<string, unknown>, available: Array<Record<string, unknown>>): Record<string, unknown> {
+    return {
+      revision: 1,
+      sessionId: "s",
+      sessionFile: null,
+      cwd: "/tmp/x",
+      sessionName: null,
+      kind: null,
+      model: current,
+      availableModels: available,
+      thinkingLevel: "off",
+      availableThinkingLevels: ["off"],
+      isStreaming: false,
+      isCompacting: false,
+      isBashRunning: false,
+      pendingToolCalls: [],
+      queuedMessages: { steering: [], followUp: [] },
+      steeringMode: "all",
+      followUpMode: "all",
+      activeToolNames: [],
+      contextUsage: null,
+      slashCommands: [],
+      diagnostics: [],
+      modelFallbackMessage: null,
+    };
+  }
+
+  it.each([undefined, "apiKey", "oauth", "unknown"])("accepts authKind %s", (authKind) => {
+    const withKind = authKind === undefined ? model : { ...model, authKind };
+    expect(checkRuntimeSnapshot(snapshotWith(withKind, [withKind]))).toBeNull();
+    expect(parseWorkerMessage({ type: "snapshot", snapshot: snapshotWith(withKind, [withKind]) }).ok).toBe(true);
+  });
+
+  it.each([
+    [snapshotWith({ ...model, authKind: "subscription" }, []), 'snapshot.model.authKind must be one of apiKey, oauth, unknown (got "subscription")'],
+    [snapshotWith(model, [model, { ...model, authKind: null }]), "snapshot.availableModels[1].authKind must be one of apiKey, oauth, unknown (got null)"],
+    [snapshotWith(model, [{ ...model, authKind: 1 }]), "snapshot.availableModels[0].authKind must be one of apiKey, oauth, unknown (got a number)"],
+  ])("rejects a bad authKind (%#)", (snapshot, error) => {
+    expect(checkRuntimeSnapshot(snapshot)).toBe(error);
+    expect(parseWorkerMessage({ type: "snapshot", snapshot })).toEqual({ ok: false, error: `message.${error}` });
   });
 });

@@ -24,6 +24,7 @@ import {
 import {
   type ControlMessage,
   DIALOG_METHODS,
+  MODEL_AUTH_KINDS,
   type RuntimeRequestType,
   type RuntimeSnapshot,
   SESSION_KINDS,
@@ -187,6 +188,7 @@ function checkModelInfo(value: unknown, path: string): string | null {
     checkString(value, "name", path),
     checkBoolean(value, "reasoning", path),
     checkStringArray(value, "availableThinkingLevels", path),
+    checkOneOf(value, "authKind", path, MODEL_AUTH_KINDS, true),
   );
 }
 

@@ -2,12 +2,22 @@
  * Builds the serialisable `RuntimeSnapshot` of a live pi `AgentSessionRuntime` (worker side).
  */
 import type { Api, Model } from "@earendil-works/pi-ai";
-import type { AgentSessionRuntime } from "@earendil-works/pi-coding-agent";
-import type { RuntimeModelInfo, RuntimeSlashCommand, RuntimeSnapshot, SessionKind } from "./runtime-protocol.ts";
+import type { AgentSessionRuntime, ModelRegistry } from "@earendil-works/pi-coding-agent";
+import type { ModelAuthKind, RuntimeModelInfo, RuntimeSlashCommand, RuntimeSnapshot, SessionKind } from "./runtime-protocol.ts";
 
 type PiAi = typeof import("@earendil-works/pi-ai");
 
-export function modelInfo(ai: PiAi, model: Model<Api>): RuntimeModelInfo {
+/**
+ * The model's credential kind as pi's registry sees it (the same check as the bundled Ultrafast extension):
+ * stored OAuth credentials → "oauth"; otherwise any configured key (auth.json, environment, runtime key,
+ * models.json / registered provider key) → "apiKey"; nothing configured → "unknown".
+ */
+export function modelAuthKind(registry: ModelRegistry, model: Model<Api>): ModelAuthKind {
+  if (registry.isUsingOAuth(model)) return "oauth";
+  return registry.hasConfiguredAuth(model) ? "apiKey" : "unknown";
+}
+
+export function modelInfo(ai: PiAi, model: Model<Api>, registry?: ModelRegistry): RuntimeModelInfo {
   return {
     provider: model.provider,
     id: model.id,
@@ -18,6 +28,7 @@ export function modelInfo(ai: PiAi, model: Model<Api>): RuntimeModelInfo {
     contextWindow: model.contextWindow,
     maxTokens: model.maxTokens,
     availableThinkingLevels: model.reasoning ? ["off", ...ai.getSupportedThinkingLevels(model).filter((level) => level !== "off")] : ["off"],
+    ...(registry ? { authKind: modelAuthKind(registry, model) } : {}),
   };
 }
 
@@ -50,8 +61,8 @@ export function buildRuntimeSnapshot(
     cwd: runtime.cwd,
     sessionName: session.sessionName ?? null,
     kind: extra.kind,
-    model: session.model ? modelInfo(ai, session.model) : null,
-    availableModels: session.modelRegistry.getAvailable().map((model) => modelInfo(ai, model)),
+    model: session.model ? modelInfo(ai, session.model, session.modelRegistry) : null,
+    availableModels: session.modelRegistry.getAvailable().map((model) => modelInfo(ai, model, session.modelRegistry)),
     thinkingLevel: session.thinkingLevel,
     availableThinkingLevels: [...session.getAvailableThinkingLevels()],
     isStreaming: session.isStreaming,
