@@ -92,7 +92,7 @@ describe("WS /api/pi/events", () => {
   });
 
   it("pings on the heartbeat, keeps a socket that answers the literal pong, terminates one that does not", async () => {
-    const { base, epoch } = await listening({ heartbeatMs: 150 });
+    const { base, epoch } = await listening({ heartbeatMs: 500 });
     const good = connect(`ws://${base}/api/pi/events`);
     const bad = connect(`ws://${base}/api/pi/events`);
     const silent = connect(`ws://${base}/api/pi/events`);

@@ -145,7 +145,7 @@ describe("runtime API (in-process workers)", () => {
   it("queues two prompts while busy, reorders them (409 on a stale revision), dispatches them; interrupt holds the rest", async () => {
     const app = await makeApp({
       turns: [
-        { match: "long run", text: "word ".repeat(40) },
+        { match: "long run", text: "word ".repeat(100) }, // ~2.5 s: still streaming while the queue is edited
         { match: "task A", text: "A done" },
         { match: "task B", text: "B done" },
         { match: "second long", text: "more ".repeat(200) },

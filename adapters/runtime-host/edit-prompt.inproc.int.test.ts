@@ -126,7 +126,7 @@ describe("RuntimeHandle.editPrompt (in-process workers)", () => {
     const h = makeHost(
       [
         { match: "question", text: "answer" },
-        { match: "long run", text: "word ".repeat(40) },
+        { match: "long run", text: "word ".repeat(200) }, // interrupted: long enough to still stream under load
       ],
       { faux: { tokensPerSecond: 40 } },
     );

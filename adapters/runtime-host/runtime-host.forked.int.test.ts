@@ -43,7 +43,7 @@ describe("RuntimeHost with forked workers", () => {
     const host = makeHost(
       new FauxScript([
         { match: "warm up", text: "ready" },
-        { match: "long story", text: "Once upon a time ".repeat(30) },
+        { match: "long story", text: "Once upon a time ".repeat(100) }, // killed mid-run: long enough to still stream under load
         { match: "after the crash", text: "still here" },
       ]),
     );

@@ -105,7 +105,7 @@ describe("RuntimeHost (in-process workers)", () => {
   it("queues prompts while busy, moves and edits them (409 on a stale revision), dispatches in order", async () => {
     const h = makeHost(
       [
-        { match: "long run", text: "word ".repeat(30) },
+        { match: "long run", text: "word ".repeat(100) }, // ~2.5 s: still streaming while the queue is edited
         { match: "task A", text: "A done" },
         { match: "task B", text: "B done" },
         { match: "task C", text: "C done" },

@@ -65,7 +65,8 @@ describe("ForkedWorkerClient with a real pi runtime", () => {
     const messages = lines.filter((line) => line["type"] === "message").map((line) => line["message"] as { role: string });
     expect(messages.map((message) => message.role)).toEqual(["user", "assistant"]);
     expect(path.dirname(snapshot.sessionFile ?? "")).toBe(path.join(dirs.agentDir, "sessions", `--${dirs.cwd.slice(1).replace(/\//g, "-")}--`));
-    await client.dispose();
+    // generous bound: past it the client SIGKILLs and the exit is no longer code 0 (a loaded CI is slow to exit)
+    await client.dispose({ timeoutMs: 20_000 });
     expect(client.exited).toMatchObject({ code: 0, expected: true });
   });
 
@@ -237,7 +238,7 @@ describe("ForkedWorkerClient with a real pi runtime", () => {
       "message.ok must be a boolean (got a string)",
     ]);
     expect(client.exited).toBeNull();
-    const exit = await client.dispose({ timeoutMs: 3000 });
+    const exit = await client.dispose({ timeoutMs: 20_000 });
     expect(exit).toMatchObject({ code: 0, expected: true });
   });
 });

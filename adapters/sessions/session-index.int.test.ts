@@ -68,9 +68,9 @@ async function open(
   return { index, db };
 }
 
-/** The first event matching `predicate`, failing the test after 5 s. */
+/** The first event matching `predicate`, failing the test after 20 s (only a failure limit: watchers are slow on a loaded CI). */
 function next<T>(source: Observable<T>, predicate: (value: T) => boolean): Promise<T> {
-  return firstValueFrom(source.pipe(filter(predicate), timeout(5000)));
+  return firstValueFrom(source.pipe(filter(predicate), timeout(20_000)));
 }
 
 type Changed = Extract<SessionListEvent<SessionSummary>, { type: "changed" }>;
