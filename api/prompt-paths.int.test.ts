@@ -9,37 +9,19 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { jsonlLines, messageTexts, recordHost } from "../adapters/runtime-host/runtime-host-test-support.ts";
 import type { RuntimeHandle } from "../adapters/runtime-host/runtime-handle.ts";
 import type { Active } from "../domain/runtime/runtime-types.ts";
-import { call, runtimeApp, runtimeApiDirs, type RuntimeApiDirs } from "./runtime-api.fixture.ts";
+import { call, runtimeApiSuite } from "./runtime-api.fixture.ts";
 
 /** A valid 1×1 PNG. */
 const PNG_DATA = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
 const PNG = { type: "image", data: PNG_DATA, mimeType: "image/png" };
 const WAIT_MS = 60_000;
 
-let dirs: RuntimeApiDirs;
-let previousAgentDir: string | undefined;
-const apps: FastifyInstance[] = [];
+const suite = runtimeApiSuite("leyline-prompt-paths-");
+const { dirs, makeApp } = suite;
 
-beforeAll(() => {
-  dirs = runtimeApiDirs("leyline-prompt-paths-");
-  previousAgentDir = process.env["PI_CODING_AGENT_DIR"];
-  // in-process workers share this process's environment with pi
-  process.env["PI_CODING_AGENT_DIR"] = dirs.agentDir;
-});
-afterEach(async () => {
-  await Promise.all(apps.splice(0).map((app) => app.close()));
-});
-afterAll(() => {
-  if (previousAgentDir === undefined) delete process.env["PI_CODING_AGENT_DIR"];
-  else process.env["PI_CODING_AGENT_DIR"] = previousAgentDir;
-  dirs.cleanup();
-});
-
-async function makeApp(options: Parameters<typeof runtimeApp>[1] = {}): Promise<FastifyInstance> {
-  const app = await runtimeApp(dirs, options);
-  apps.push(app);
-  return app;
-}
+beforeAll(suite.setUp);
+afterEach(suite.closeApps);
+afterAll(suite.tearDown);
 
 function handleOf(app: FastifyInstance, id: string): RuntimeHandle {
   const handle = app.leyline.host.get(id);

@@ -12,34 +12,18 @@ import { messageTexts, recordHost } from "../adapters/runtime-host/runtime-host-
 import type { RuntimeHandle } from "../adapters/runtime-host/runtime-handle.ts";
 import type { Active } from "../domain/runtime/runtime-types.ts";
 import { ULTRAFAST_UNAVAILABLE } from "./runtime-actions.routes.ts";
-import { call, EventCollector, listenForEvents, runtimeApp, runtimeApiDirs, type RuntimeApiDirs } from "./runtime-api.fixture.ts";
+import { call, EventCollector, listenForEvents, runtimeApiSuite } from "./runtime-api.fixture.ts";
 
-let dirs: RuntimeApiDirs;
-let previousAgentDir: string | undefined;
-const apps: FastifyInstance[] = [];
+const suite = runtimeApiSuite();
+const { dirs, apps, makeApp } = suite;
 const sockets: EventCollector[] = [];
 
-beforeAll(() => {
-  dirs = runtimeApiDirs();
-  previousAgentDir = process.env["PI_CODING_AGENT_DIR"];
-  // in-process workers share this process's environment with pi
-  process.env["PI_CODING_AGENT_DIR"] = dirs.agentDir;
-});
+beforeAll(suite.setUp);
 afterEach(async () => {
   await Promise.all(sockets.splice(0).map((socket) => socket.close()));
-  await Promise.all(apps.splice(0).map((app) => app.close()));
+  await suite.closeApps();
 });
-afterAll(() => {
-  if (previousAgentDir === undefined) delete process.env["PI_CODING_AGENT_DIR"];
-  else process.env["PI_CODING_AGENT_DIR"] = previousAgentDir;
-  dirs.cleanup();
-});
-
-async function makeApp(options: Parameters<typeof runtimeApp>[1] = {}): Promise<FastifyInstance> {
-  const app = await runtimeApp(dirs, options);
-  apps.push(app);
-  return app;
-}
+afterAll(suite.tearDown);
 
 function handleOf(app: FastifyInstance, id: string): RuntimeHandle {
   const handle = app.leyline.host.get(id);

@@ -12,6 +12,7 @@ import { FauxScript, type FauxTurn } from "../adapters/runtime/faux-script.ts";
 import { InProcessWorkerClient } from "../adapters/runtime/in-process-worker-client.ts";
 import { createRuntimeTestDirs, type RuntimeTestDirs } from "../adapters/runtime/runtime-test-support.ts";
 import type { RuntimeHostOptions } from "../adapters/runtime-host/runtime-host.ts";
+import { agentDirEnv, type AgentDirEnv } from "../adapters/runtime-host/runtime-host-test-support.ts";
 import { buildApp, type BuildAppOptions } from "./app.ts";
 
 export interface RuntimeApiDirs extends RuntimeTestDirs {
@@ -66,6 +67,36 @@ export async function runtimeApp(dirs: RuntimeApiDirs, options: RuntimeAppOption
   });
   await app.leyline.readSide.ready();
   return app;
+}
+
+export interface RuntimeApiSuite extends AgentDirEnv<RuntimeApiDirs> {
+  /** Apps made by `makeApp` and not yet closed. */
+  readonly apps: FastifyInstance[];
+  /** `runtimeApp` over the suite's dirs; the app is closed by `closeApps`. */
+  readonly makeApp: (options?: RuntimeAppOptions) => Promise<FastifyInstance>;
+  /** Closes every app made so far (call in `afterEach`). */
+  readonly closeApps: () => Promise<void>;
+}
+
+/**
+ * Temp API dirs shared with in-process workers through PI_CODING_AGENT_DIR, and the suite's apps: call `setUp`
+ * in `beforeAll`, `closeApps` in `afterEach` and `tearDown` in `afterAll`.
+ */
+export function runtimeApiSuite(prefix?: string): RuntimeApiSuite {
+  const env = agentDirEnv(() => runtimeApiDirs(prefix));
+  const apps: FastifyInstance[] = [];
+  return {
+    ...env,
+    apps,
+    makeApp: async (options = {}) => {
+      const app = await runtimeApp(env.dirs, options);
+      apps.push(app);
+      return app;
+    },
+    closeApps: async () => {
+      await Promise.all(apps.splice(0).map((app) => app.close()));
+    },
+  };
 }
 
 export async function call(app: FastifyInstance, method: InjectOptions["method"], url: string, payload?: unknown) {

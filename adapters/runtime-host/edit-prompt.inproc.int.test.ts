@@ -7,30 +7,22 @@ import * as fs from "node:fs";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { FauxScript, type FauxTurn } from "../runtime/faux-script.ts";
 import { InProcessWorkerClient } from "../runtime/in-process-worker-client.ts";
-import { createRuntimeTestDirs, type RuntimeTestDirs } from "../runtime/runtime-test-support.ts";
+import { createRuntimeTestDirs } from "../runtime/runtime-test-support.ts";
 import { RuntimeHost, type RuntimeHostOptions } from "./runtime-host.ts";
 import { RuntimeHostError } from "./runtime-host-error.ts";
-import { jsonlLines, messageTexts, recordHost } from "./runtime-host-test-support.ts";
+import { agentDirEnv, jsonlLines, messageTexts, recordHost } from "./runtime-host-test-support.ts";
 import { activeBranchIds } from "./session-reset.ts";
 
-let dirs: RuntimeTestDirs;
-let previousAgentDir: string | undefined;
+const env = agentDirEnv(() => createRuntimeTestDirs("leyline-edit-prompt-"));
+const dirs = env.dirs;
 let host: RuntimeHost | null = null;
 
-beforeAll(() => {
-  dirs = createRuntimeTestDirs("leyline-edit-prompt-");
-  previousAgentDir = process.env["PI_CODING_AGENT_DIR"];
-  process.env["PI_CODING_AGENT_DIR"] = dirs.agentDir;
-});
+beforeAll(env.setUp);
 afterEach(async () => {
   await host?.shutdown();
   host = null;
 });
-afterAll(() => {
-  if (previousAgentDir === undefined) delete process.env["PI_CODING_AGENT_DIR"];
-  else process.env["PI_CODING_AGENT_DIR"] = previousAgentDir;
-  dirs.cleanup();
-});
+afterAll(env.tearDown);
 
 function makeHost(turns: FauxTurn[], options: Partial<RuntimeHostOptions> = {}): RuntimeHost {
   host = new RuntimeHost({

@@ -1,10 +1,45 @@
 /**
- * Test support for the runtime host: a recorder of host events with `until` (re-checks a condition on every
- * host event; no sleeps), and helpers to read session files.
+ * Test support for the runtime host: temp dirs shared with in-process workers through PI_CODING_AGENT_DIR, a
+ * recorder of host events with `until` (re-checks a condition on every host event; no sleeps), and helpers to
+ * read session files.
  */
 import * as fs from "node:fs";
 import type { HostEvent } from "./runtime-handle.ts";
 import type { RuntimeHost } from "./runtime-host.ts";
+
+export interface AgentDirEnv<T extends object> {
+  /** The dirs made by `setUp` (a live view: reading it before `setUp` or after `tearDown` throws). */
+  readonly dirs: T;
+  /** Creates the dirs and points PI_CODING_AGENT_DIR at them (in-process workers share this process's env). */
+  readonly setUp: () => void;
+  /** Restores PI_CODING_AGENT_DIR and removes the dirs. */
+  readonly tearDown: () => void;
+}
+
+/** Temp dirs for in-process workers; call `setUp` in `beforeAll` and `tearDown` in `afterAll`. */
+export function agentDirEnv<T extends { agentDir: string; cleanup(): void }>(create: () => T): AgentDirEnv<T> {
+  let current: T | null = null;
+  let previousAgentDir: string | undefined;
+  const live = (): T => {
+    if (current === null) throw new Error("agentDirEnv: dirs used outside setUp/tearDown");
+    return current;
+  };
+  const dirs = new Proxy({} as T, { get: (_target, key) => Reflect.get(live(), key) });
+  return {
+    dirs,
+    setUp: () => {
+      current = create();
+      previousAgentDir = process.env["PI_CODING_AGENT_DIR"];
+      process.env["PI_CODING_AGENT_DIR"] = current.agentDir;
+    },
+    tearDown: () => {
+      if (previousAgentDir === undefined) delete process.env["PI_CODING_AGENT_DIR"];
+      else process.env["PI_CODING_AGENT_DIR"] = previousAgentDir;
+      live().cleanup();
+      current = null;
+    },
+  };
+}
 
 export interface HostRecorder {
   readonly all: HostEvent[];

@@ -10,31 +10,23 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { RuntimeHostView } from "../../api/runtime-host.ts";
 import { FauxScript, type FauxTurn } from "../runtime/faux-script.ts";
 import { InProcessWorkerClient } from "../runtime/in-process-worker-client.ts";
-import { createRuntimeTestDirs, type RuntimeTestDirs } from "../runtime/runtime-test-support.ts";
+import { createRuntimeTestDirs } from "../runtime/runtime-test-support.ts";
 import { ManualClock } from "./host-clock.ts";
 import type { RuntimeHandle } from "./runtime-handle.ts";
 import { RuntimeHost, type RuntimeHostOptions } from "./runtime-host.ts";
 import { RuntimeHostError } from "./runtime-host-error.ts";
-import { jsonlLines, messageTexts, recordHost } from "./runtime-host-test-support.ts";
+import { agentDirEnv, jsonlLines, messageTexts, recordHost } from "./runtime-host-test-support.ts";
 
-let dirs: RuntimeTestDirs;
-let previousAgentDir: string | undefined;
+const env = agentDirEnv(() => createRuntimeTestDirs("leyline-host-"));
+const dirs = env.dirs;
 let host: RuntimeHost | null = null;
 
-beforeAll(() => {
-  dirs = createRuntimeTestDirs("leyline-host-");
-  previousAgentDir = process.env["PI_CODING_AGENT_DIR"];
-  process.env["PI_CODING_AGENT_DIR"] = dirs.agentDir;
-});
+beforeAll(env.setUp);
 afterEach(async () => {
   await host?.shutdown();
   host = null;
 });
-afterAll(() => {
-  if (previousAgentDir === undefined) delete process.env["PI_CODING_AGENT_DIR"];
-  else process.env["PI_CODING_AGENT_DIR"] = previousAgentDir;
-  dirs.cleanup();
-});
+afterAll(env.tearDown);
 
 const askExtension: ExtensionFactory = (pi) => {
   pi.registerCommand("ask", {

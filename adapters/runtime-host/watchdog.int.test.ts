@@ -10,11 +10,11 @@ import type { ExtensionFactory } from "@earendil-works/pi-coding-agent";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { FauxScript, type FauxTurn } from "../runtime/faux-script.ts";
 import { InProcessWorkerClient } from "../runtime/in-process-worker-client.ts";
-import { createRuntimeTestDirs, type RuntimeTestDirs } from "../runtime/runtime-test-support.ts";
+import { createRuntimeTestDirs } from "../runtime/runtime-test-support.ts";
 import { ManualClock } from "./host-clock.ts";
 import type { RuntimeHandle } from "./runtime-handle.ts";
 import { RuntimeHost } from "./runtime-host.ts";
-import { type HostRecorder, messageTexts, recordHost } from "./runtime-host-test-support.ts";
+import { agentDirEnv, type HostRecorder, messageTexts, recordHost } from "./runtime-host-test-support.ts";
 
 const NO_PROGRESS_MS = 10_000;
 
@@ -88,25 +88,17 @@ const stallingTools: ExtensionFactory = (pi) => {
   });
 };
 
-let dirs: RuntimeTestDirs;
-let previousAgentDir: string | undefined;
+const env = agentDirEnv(() => createRuntimeTestDirs("leyline-watchdog-"));
+const dirs = env.dirs;
 let host: RuntimeHost | null = null;
 
-beforeAll(() => {
-  dirs = createRuntimeTestDirs("leyline-watchdog-");
-  previousAgentDir = process.env["PI_CODING_AGENT_DIR"];
-  process.env["PI_CODING_AGENT_DIR"] = dirs.agentDir;
-});
+beforeAll(env.setUp);
 afterEach(async () => {
   channel.drain();
   await host?.shutdown();
   host = null;
 });
-afterAll(() => {
-  if (previousAgentDir === undefined) delete process.env["PI_CODING_AGENT_DIR"];
-  else process.env["PI_CODING_AGENT_DIR"] = previousAgentDir;
-  dirs.cleanup();
-});
+afterAll(env.tearDown);
 
 interface WatchdogFixture {
   host: RuntimeHost;

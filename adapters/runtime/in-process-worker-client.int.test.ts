@@ -6,23 +6,18 @@ import type { ExtensionFactory } from "@earendil-works/pi-coding-agent";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FauxScript } from "./faux-script.ts";
 import { InProcessWorkerClient } from "./in-process-worker-client.ts";
-import { createRuntimeTestDirs, isEvent, readCompleteJsonl, record, type RuntimeTestDirs } from "./runtime-test-support.ts";
+import { agentDirEnv } from "../runtime-host/runtime-host-test-support.ts";
+import { createRuntimeTestDirs, isEvent, readCompleteJsonl, record } from "./runtime-test-support.ts";
 import type { WorkerNotification } from "./worker-client.ts";
 
-let dirs: RuntimeTestDirs;
+const env = agentDirEnv(() => createRuntimeTestDirs("leyline-inproc-"));
+const dirs = env.dirs;
 const clients: InProcessWorkerClient[] = [];
-let previousAgentDir: string | undefined;
 
-beforeAll(() => {
-  dirs = createRuntimeTestDirs("leyline-inproc-");
-  previousAgentDir = process.env["PI_CODING_AGENT_DIR"];
-  process.env["PI_CODING_AGENT_DIR"] = dirs.agentDir;
-});
+beforeAll(env.setUp);
 afterAll(async () => {
   await Promise.all(clients.map((client) => client.dispose({ timeoutMs: 3000 })));
-  if (previousAgentDir === undefined) delete process.env["PI_CODING_AGENT_DIR"];
-  else process.env["PI_CODING_AGENT_DIR"] = previousAgentDir;
-  dirs.cleanup();
+  env.tearDown();
 });
 
 const askExtension: ExtensionFactory = (pi) => {
