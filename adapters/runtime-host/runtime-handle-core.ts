@@ -92,7 +92,11 @@ export class RuntimeHandleCore {
   /** Prompt submissions between the request and pi's confirmed state (pi flips isStreaming after preflight). */
   protected runStarting = 0;
   protected dispatchProbe = false;
-  protected modelChanging = false;
+  /**
+   * The per-runtime submission lock (spec "Prompt"): a model or Ultrafast change holds it; prompts answer 500
+   * and queue dispatch waits while it is held.
+   */
+  protected configChange: "model change" | "Ultrafast change" | null = null;
   protected stopping = false;
   protected bashRunning = false;
   protected handoffId: string | null = null;
@@ -139,7 +143,7 @@ export class RuntimeHandleCore {
 
   /** pi is running, compacting, or a submission is between request and pi's confirmed state. */
   busy(): boolean {
-    return this.state.isStreaming || this.state.isCompacting || this.runStarting > 0 || this.dispatchProbe;
+    return this.state.isStreaming || this.state.isCompacting || this.runStarting > 0 || this.dispatchProbe || this.configChange !== null;
   }
 
   /** Nothing to lose: no run, no tasks, no dialogs, no shell command. */
@@ -588,7 +592,7 @@ export class RuntimeHandleCore {
     return (
       this.status === "ready" &&
       this.starting === null &&
-      !this.modelChanging &&
+      this.configChange === null &&
       !this.stopping &&
       !this.busy() &&
       !queue.held &&

@@ -47,8 +47,6 @@ function queueFailure(decision: PromptQueueDecision): RuntimeHostError | null {
 export const ULTRAFAST_COMMAND_MISSING = "Ultrafast is not available in this runtime (the Ultrafast command is not loaded)";
 
 export class RuntimeHandle extends RuntimeHandleCore {
-  private ultrafastChanging = false;
-
   private touch(): void {
     this.lastActivityAt = this.options.clock.now();
   }
@@ -58,8 +56,19 @@ export class RuntimeHandle extends RuntimeHandleCore {
     if (this.state.isCompacting) throw new RuntimeHostError(500, `Cannot ${action} while the session is compacting`);
     if (this.runStarting > 0 || this.dispatchProbe) throw new RuntimeHostError(500, `Cannot ${action} while a prompt is being set up`);
     if (this.stopping) throw new RuntimeHostError(500, `Cannot ${action} while Stop is in progress`);
-    if (this.modelChanging) throw new RuntimeHostError(500, `Cannot ${action} during a model change`);
-    if (this.ultrafastChanging) throw new RuntimeHostError(500, `Cannot ${action} during an Ultrafast change`);
+    if (this.configChange !== null) throw new RuntimeHostError(500, `Cannot ${action} during the ${this.configChange}`);
+  }
+
+  /** Runs a model or Ultrafast change under the submission lock, then lets queue dispatch resume. */
+  private async underSubmissionLock(change: "model change" | "Ultrafast change", run: () => Promise<void>): Promise<Active> {
+    this.configChange = change;
+    try {
+      await run();
+    } finally {
+      this.configChange = null;
+    }
+    this.scheduleDispatch();
+    return this.active();
   }
 
   /** POST .../prompt → `{ queued, active }` (the API adds `ok: true`). */
@@ -67,7 +76,7 @@ export class RuntimeHandle extends RuntimeHandleCore {
     const request = parsePromptBody(body);
     await this.worker();
     this.touch();
-    if (this.modelChanging) throw new RuntimeHostError(500, "A model change is in progress");
+    if (this.configChange !== null) throw new RuntimeHostError(500, `Cannot send a prompt during the ${this.configChange}`);
     const commandName = request.text.startsWith("/") ? (request.text.slice(1).split(/\s/, 1)[0] ?? "") : "";
     const extensionCommand = commandName !== "" && this.state.slashCommands.some((c) => c.source === "extension" && c.name === commandName);
     const decision = this.runQueue({
@@ -202,14 +211,9 @@ export class RuntimeHandle extends RuntimeHandleCore {
     if (!this.state.availableModels.some((model) => model.provider === provider && model.id === id)) {
       throw new RuntimeHostError(500, `Unknown model ${provider}/${id}`);
     }
-    this.modelChanging = true;
-    try {
+    return this.underSubmissionLock("model change", async () => {
       this.applySnapshot(await this.call("setModel", { provider, modelId: id }));
-    } finally {
-      this.modelChanging = false;
-    }
-    this.scheduleDispatch();
-    return this.active();
+    });
   }
 
   /**
@@ -229,17 +233,10 @@ export class RuntimeHandle extends RuntimeHandleCore {
       throw new RuntimeHostError(500, ULTRAFAST_COMMAND_MISSING);
     }
     if (enabled && this.state.model?.supportsUltrafast !== true) throw new RuntimeHostError(500, ULTRAFAST_UNAVAILABLE_MESSAGE);
-    this.ultrafastChanging = true;
-    this.runStarting += 1;
-    try {
+    return this.underSubmissionLock("Ultrafast change", async () => {
       await this.call("prompt", { text: `/${ULTRAFAST_COMMAND} ${enabled ? "on" : "off"}`, awaitCompletion: true });
       await this.refresh();
-    } finally {
-      this.runStarting -= 1;
-      this.ultrafastChanging = false;
-    }
-    this.scheduleDispatch();
-    return this.active();
+    });
   }
 
   /** POST .../thinking `{ level }`: the level must be one of `availableThinkingLevels` (400 otherwise). */
