@@ -50,6 +50,21 @@ async function create(app: FastifyInstance, cwd = dirs.cwd): Promise<Active> {
   return res.body["active"] as Active;
 }
 
+/** A new session that answered "first question" and "second question" (the app's script must match both). */
+async function sessionWithTwoTurns(app: FastifyInstance): Promise<{ id: string; file: string }> {
+  const { id } = await create(app);
+  await call(app, "POST", `/api/pi/sessions/${id}/prompt`, { text: "first question" });
+  await settled(app, id, 2);
+  await call(app, "POST", `/api/pi/sessions/${id}/prompt`, { text: "second question" });
+  await settled(app, id, 4);
+  return { id, file: handleOf(app, id).sessionFile ?? "" };
+}
+
+/** Every line of a session file, parsed. */
+function sessionLines(file: string): Record<string, unknown>[] {
+  return fs.readFileSync(file, "utf8").trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
 describe("runtime API (in-process workers)", () => {
   it("creates a session, prompts, streams events over WS; lists it, renames it, selects it, deletes it to the trash", async () => {
     const app = await makeApp({ turns: [{ match: "say hello", text: "Hello from the faux model." }] });
@@ -248,13 +263,8 @@ describe("runtime API (in-process workers)", () => {
         { match: "legacy edit", text: "legacy answer" },
       ],
     });
-    const { id } = await create(app);
-    await call(app, "POST", `/api/pi/sessions/${id}/prompt`, { text: "first question" });
-    await settled(app, id, 2);
-    await call(app, "POST", `/api/pi/sessions/${id}/prompt`, { text: "second question" });
-    await settled(app, id, 4);
-    const file = handleOf(app, id).sessionFile ?? "";
-    const lines = () => fs.readFileSync(file, "utf8").trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+    const { id, file } = await sessionWithTwoTurns(app);
+    const lines = () => sessionLines(file);
     const userLine = (text: string) =>
       lines().find((line) => line["type"] === "message" && (line["message"] as { role: string }).role === "user" && JSON.stringify(line["message"]).includes(text));
     const first = userLine("first question");
@@ -307,13 +317,8 @@ describe("runtime API (in-process workers)", () => {
         { match: "second question", text: "second answer" },
       ],
     });
-    const { id } = await create(app);
-    await call(app, "POST", `/api/pi/sessions/${id}/prompt`, { text: "first question" });
-    await settled(app, id, 2);
-    await call(app, "POST", `/api/pi/sessions/${id}/prompt`, { text: "second question" });
-    await settled(app, id, 4);
-    const file = handleOf(app, id).sessionFile ?? "";
-    const lines = fs.readFileSync(file, "utf8").trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+    const { id, file } = await sessionWithTwoTurns(app);
+    const lines = sessionLines(file);
     const firstAnswer = lines.find((line) => line["type"] === "message" && (line["message"] as { role: string }).role === "assistant");
     const entryId = String(firstAnswer?.["id"]);
 
