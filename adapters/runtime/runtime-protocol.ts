@@ -113,8 +113,8 @@ export interface RuntimeResultMap {
 }
 
 /** How pi authenticates a model's provider: an API key (auth.json, environment, runtime key or models.json), OAuth (subscription), or not known. */
-export const MODEL_AUTH_KINDS = ["apiKey", "oauth", "unknown"] as const;
-export type ModelAuthKind = (typeof MODEL_AUTH_KINDS)[number];
+export { MODEL_AUTH_KINDS, type ModelAuthKind } from "../../domain/runtime/ultrafast.ts";
+import type { ModelAuthKind } from "../../domain/runtime/ultrafast.ts";
 
 export interface RuntimeModelInfo {
   provider: string;

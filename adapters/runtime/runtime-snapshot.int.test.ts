@@ -9,7 +9,7 @@ import type { Api, Model } from "@earendil-works/pi-ai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FauxScript } from "./faux-script.ts";
 import { InProcessWorkerClient } from "./in-process-worker-client.ts";
-import { modelAuthKind } from "./runtime-snapshot.ts";
+import { modelAuthKind } from "../../domain/runtime/ultrafast.ts";
 import { createRuntimeTestDirs, type RuntimeTestDirs } from "./runtime-test-support.ts";
 
 const oauthCredential = { type: "oauth", access: "access-token", refresh: "refresh-token", expires: 4102444800000 } as const;

@@ -3,7 +3,8 @@
  */
 import type { Api, Model } from "@earendil-works/pi-ai";
 import type { AgentSessionRuntime, ModelRegistry } from "@earendil-works/pi-coding-agent";
-import type { ModelAuthKind, RuntimeModelInfo, RuntimeSlashCommand, RuntimeSnapshot, SessionKind } from "./runtime-protocol.ts";
+import type { RuntimeModelInfo, RuntimeSlashCommand, RuntimeSnapshot, SessionKind } from "./runtime-protocol.ts";
+import { modelAuthKind } from "../../domain/runtime/ultrafast.ts";
 
 type PiAi = typeof import("@earendil-works/pi-ai");
 
@@ -12,11 +13,6 @@ type PiAi = typeof import("@earendil-works/pi-ai");
  * stored OAuth credentials → "oauth"; otherwise any configured key (auth.json, environment, runtime key,
  * models.json / registered provider key) → "apiKey"; nothing configured → "unknown".
  */
-export function modelAuthKind(registry: ModelRegistry, model: Model<Api>): ModelAuthKind {
-  if (registry.isUsingOAuth(model)) return "oauth";
-  return registry.hasConfiguredAuth(model) ? "apiKey" : "unknown";
-}
-
 export function modelInfo(ai: PiAi, model: Model<Api>, registry?: ModelRegistry): RuntimeModelInfo {
   return {
     provider: model.provider,

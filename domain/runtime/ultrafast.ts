@@ -5,13 +5,26 @@
  */
 
 /** How pi authenticates the model's provider: an API key, OAuth (subscription), or not known. */
-export type UltrafastAuthKind = "apiKey" | "oauth" | "unknown";
+export const MODEL_AUTH_KINDS = ["apiKey", "oauth", "unknown"] as const;
+export type ModelAuthKind = (typeof MODEL_AUTH_KINDS)[number];
+
+/** The part of pi's ModelRegistry that tells how a model is authenticated. */
+export interface ModelAuthSource<M> {
+  isUsingOAuth(model: M): boolean;
+  hasConfiguredAuth(model: M): boolean;
+}
+
+/** A model's auth kind as pi's registry reports it (stored OAuth credentials win over a configured key). */
+export function modelAuthKind<M>(registry: ModelAuthSource<M>, model: M): ModelAuthKind {
+  if (registry.isUsingOAuth(model)) return "oauth";
+  return registry.hasConfiguredAuth(model) ? "apiKey" : "unknown";
+}
 
 export interface UltrafastModelRef {
   provider: string;
   api: string;
   modelId: string;
-  authKind: UltrafastAuthKind;
+  authKind: ModelAuthKind;
 }
 
 export const ULTRAFAST_MODEL_IDS: readonly string[] = ["gpt-6-astra", "gpt-6.1-sol"];

@@ -18,18 +18,16 @@ import {
   ULTRAFAST_COMMAND,
   ULTRAFAST_STATUS_KEY,
   ULTRAFAST_UNAVAILABLE_MESSAGE,
-  type UltrafastAuthKind,
+  modelAuthKind,
+  type ModelAuthKind,
 } from "../../domain/runtime/ultrafast.ts";
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-function authKind(ctx: ExtensionContext): UltrafastAuthKind {
-  const model = ctx.model;
-  if (!model) return "unknown";
-  if (ctx.modelRegistry.isUsingOAuth(model)) return "oauth";
-  return ctx.modelRegistry.hasConfiguredAuth(model) ? "apiKey" : "unknown";
+function authKind(ctx: ExtensionContext): ModelAuthKind {
+  return ctx.model ? modelAuthKind(ctx.modelRegistry, ctx.model) : "unknown";
 }
 
 /** Whether the runtime's current model offers Ultrafast. */
