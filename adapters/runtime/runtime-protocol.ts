@@ -10,6 +10,7 @@
  * `heartbeat`, `fault`, `faux_turn_request`.
  */
 import type { FauxTurn } from "./faux-script.ts";
+import type { ModelAuthKind } from "../../domain/runtime/ultrafast.ts";
 
 export const RUNTIME_PROTOCOL_VERSION = 1;
 
@@ -114,7 +115,6 @@ export interface RuntimeResultMap {
 
 /** How pi authenticates a model's provider: an API key (auth.json, environment, runtime key or models.json), OAuth (subscription), or not known. */
 export { MODEL_AUTH_KINDS, type ModelAuthKind } from "../../domain/runtime/ultrafast.ts";
-import type { ModelAuthKind } from "../../domain/runtime/ultrafast.ts";
 
 export interface RuntimeModelInfo {
   provider: string;
