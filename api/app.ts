@@ -42,6 +42,7 @@ import { RuntimeHost, type RuntimeHostOptions } from "../adapters/runtime-host/r
 import { resolveAgentDir } from "../adapters/sessions/agent-dir.ts";
 import { resolveDataDir } from "../adapters/sqlite/data-dir.ts";
 import { eventsRoutes } from "./events.routes.ts";
+import { exportRoutes } from "./export.routes.ts";
 import { fsRoutes } from "./fs.routes.ts";
 import { healthRoutes } from "./health.routes.ts";
 import { HttpError, type ErrorBody } from "./http-error.ts";
@@ -54,6 +55,8 @@ import type { RuntimeHostView } from "./runtime-host.ts";
 import { createRuntimePreviewer, type RuntimePreviewer } from "./runtime-preview.ts";
 import { sessionWriteRoutes } from "./session-write.routes.ts";
 import { sessionsRoutes } from "./sessions.routes.ts";
+import { subagentRoutes } from "./subagent.routes.ts";
+import { subagentsRoutes } from "./subagents.routes.ts";
 
 export interface BuildAppOptions {
   /** Fastify's logger option. Default: off (tests). */
@@ -161,7 +164,8 @@ function runtimeHostSettings(given: RuntimeHostOptions, env: NodeJS.ProcessEnv, 
 
 export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyInstance> {
   const env = options.env ?? process.env;
-  const app = Fastify({ logger: options.logger ?? false });
+  // maxParamLength: agent keys (a canonical file path) are one URL-encoded path segment; the default 100 is short.
+  const app = Fastify({ logger: options.logger ?? false, routerOptions: { maxParamLength: 4096 } });
   const version = options.version ?? packageVersion();
   const webDistDir = options.webDistDir ?? null;
   const serveClient = webDistDir !== null && fs.existsSync(path.join(webDistDir, "index.html"));
@@ -278,9 +282,12 @@ async function registerAll(
     now: () => performance.now(),
   });
   await app.register(sessionsRoutes, { readSide, runtimeHost });
+  await app.register(exportRoutes, { readSide, runtimeHost, version });
   await app.register(sessionWriteRoutes, { readSide, host, previewer });
   await app.register(runtimeActionsRoutes, { readSide, host });
+  await app.register(subagentRoutes, { readSide, host, agentDir });
   await app.register(fsRoutes, options.home !== undefined ? { home: options.home } : {});
+  await app.register(subagentsRoutes, { readSide, runtimeHost, agentDir });
   await app.register(eventsRoutes, {
     runtimeHost,
     epoch,

@@ -11,8 +11,8 @@ import type { FastifyPluginAsync } from "fastify";
 export const CAPABILITIES = {
   /** WS /api/pi/events (runtime roster, runtime events, extension UI). */
   events: true,
-  /** Session export routes. */
-  exports: false,
+  /** Session export routes (GET /api/pi/sessions/:id/export). */
+  exports: true,
   /** Deep research sessions (the research control). */
   research: false,
   /** Git review routes. */

@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_HOST, DEFAULT_PORT, parseServerArgs } from "./main.ts";
+import { apiUrlFor, DEFAULT_HOST, DEFAULT_PORT, parseServerArgs } from "./main.ts";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -25,6 +25,16 @@ describe("parseServerArgs", () => {
     expect(() => parseServerArgs(["--port", "70000"])).toThrow(/Invalid port/);
     expect(() => parseServerArgs(["--port"])).toThrow(/needs a value/);
     expect(() => parseServerArgs(["--verbose"])).toThrow(/Unknown argument/);
+  });
+});
+
+describe("apiUrlFor", () => {
+  it("gives workers a reachable base URL: loopback for wildcard addresses, brackets for IPv6", () => {
+    expect(apiUrlFor("127.0.0.1", 8787)).toBe("http://127.0.0.1:8787");
+    expect(apiUrlFor("0.0.0.0", 9000)).toBe("http://127.0.0.1:9000");
+    expect(apiUrlFor("::", 9000)).toBe("http://[::1]:9000");
+    expect(apiUrlFor("::1", 1)).toBe("http://[::1]:1");
+    expect(apiUrlFor("localhost", 2)).toBe("http://localhost:2");
   });
 });
 

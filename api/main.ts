@@ -4,6 +4,8 @@
  * SIGINT/SIGTERM close the app (in-flight requests finish; the onClose hooks drain the runtime host: every
  * worker is disposed, then the session index and the database close) and exit 0.
  * Logs (warnings and errors) go to stderr; LEYLINE_LOG_LEVEL changes the level.
+ * Once it listens, runtime workers started from then on get the API base URL (LEYLINE_API_URL, see
+ * adapters/runtime/runtime-protocol.ts): bundled extensions call internal routes such as POST /api/pi/subagent.
  */
 import { pathToFileURL } from "node:url";
 import { buildApp, DEFAULT_WEB_DIST_DIR } from "./app.ts";
@@ -44,6 +46,12 @@ function urlHost(host: string): string {
   return host.includes(":") ? `[${host}]` : host;
 }
 
+/** The base URL workers call this server at: a wildcard listen address is reached over loopback. */
+export function apiUrlFor(host: string, port: number): string {
+  const reachable = host === "0.0.0.0" ? "127.0.0.1" : host === "::" || host === "[::]" ? "::1" : host;
+  return `http://${urlHost(reachable)}:${port}`;
+}
+
 async function main(): Promise<void> {
   let args: ServerArgs;
   try {
@@ -54,9 +62,12 @@ async function main(): Promise<void> {
     process.exit(2);
   }
 
+  // Known once the server listens; workers started before that get none.
+  const api: { url: string | undefined } = { url: undefined };
   const app = await buildApp({
     logger: { level: process.env.LEYLINE_LOG_LEVEL ?? "warn", stream: process.stderr },
     webDistDir: DEFAULT_WEB_DIST_DIR,
+    runtimeHostOptions: { apiUrl: () => api.url },
   });
 
   // A terminal's Ctrl-C reaches both `npm start`'s wrapper and this process, and the wrapper forwards it too:
@@ -83,6 +94,7 @@ async function main(): Promise<void> {
   await app.listen({ port: args.port, host: args.host });
   const address = app.server.address();
   const port = typeof address === "object" && address !== null ? address.port : args.port;
+  api.url = apiUrlFor(args.host, port);
   process.stdout.write(`Leyline listening on http://${urlHost(args.host)}:${port}\n`);
 }
 

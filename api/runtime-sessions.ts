@@ -33,7 +33,7 @@ export async function openSession(services: RuntimeRouteServices, id: string): P
   return services.host.open({ sessionFile: file });
 }
 
-/** The detail of a runtime without a saved file yet: its list row, no entries. */
+/** The detail of a runtime without a saved file yet: its list row, its research state from the worker, no entries. */
 export function unsavedDetail(handle: RuntimeHandle): SessionDetail {
   const summary = handle.summary();
   const now = new Date().toISOString();
@@ -45,7 +45,7 @@ export function unsavedDetail(handle: RuntimeHandle): SessionDetail {
       contextTokens: null,
       modified: summary.modified ?? now,
       created: summary.timestamp ?? now,
-      research: null,
+      research: handle.researchState(),
     },
     entries: [],
   };

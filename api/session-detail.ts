@@ -1,10 +1,13 @@
 /**
  * SessionDetail (spec "Session detail") of a persisted session file, from the projections an opened session
  * holds (`index.session$`: session summary + transcript). Pure given the tail snapshot and the file's mtime.
+ * The transcript carries the research annotations of the branch's research state (the report message's
+ * `researchReport`, researcher `subagent` calls' `researchThreads`: domain/transcript/research-transcript.ts).
  */
 import type { SessionSummary } from "../domain/session-summary.ts";
 import { FIRST_MESSAGE_LIMIT, truncateText } from "../domain/session-summary.ts";
 import type { ResearchState } from "../domain/research/research-types.ts";
+import { withResearchAnnotations } from "../domain/transcript/research-transcript.ts";
 import type { TranscriptEntry } from "../domain/transcript/transcript-types.ts";
 import type { ProjectionStates } from "../adapters/projections/file-fold.ts";
 import {
@@ -73,8 +76,8 @@ export function selectSessionDetail(states: ProjectionStates, file: { path: stri
   if (summaryState === undefined || transcriptState === undefined) return null;
   const summary = selectSessionSummary(summaryState, file);
   if (summary === null) return null;
-  const entries = selectTranscript(transcriptState);
   const research = selectResearchState(summaryState);
+  const entries = withResearchAnnotations(selectTranscript(transcriptState), research);
   const fallbackTime = new Date(Number.isFinite(file.mtimeMs) ? file.mtimeMs : 0).toISOString();
   const session: SessionDetailSession = {
     ...summary,

@@ -15,7 +15,9 @@
 import { randomUUID } from "node:crypto";
 import * as fs from "node:fs";
 import { decodeSessionText } from "../../domain/session-decoder.ts";
-import { NO_MESSAGES, type SessionSummary } from "../../domain/session-summary.ts";
+import { FIRST_MESSAGE_LIMIT, NO_MESSAGES, truncateText, type SessionSummary } from "../../domain/session-summary.ts";
+import { summarizeResearch } from "../../domain/research/research.fold.ts";
+import type { ResearchState } from "../../domain/research/research-types.ts";
 import { handle as handleQueue, initialState as initialQueue } from "../../domain/prompt-queue/prompt-queue.decider.ts";
 import type { PromptQueueCommand, PromptQueueDecision, PromptQueueState } from "../../domain/prompt-queue/prompt-queue-types.ts";
 import { selectPromptQueue } from "../../domain/prompt-queue/prompt-queue.selectors.ts";
@@ -25,7 +27,9 @@ import { activeRuntimeProjection, type ActiveRuntimeState, selectActive, selectC
 import { fold, rebuild } from "../../projections/projection.ts";
 import { selectSessionSummary, sessionSummaryProjection } from "../../projections/session-summary.projection.ts";
 import type {
+  ChildSessionOptions,
   ExtensionUiRequest,
+  NewSessionTarget,
   RuntimePayload,
   RuntimeRequestType,
   RuntimeResultMap,
@@ -36,7 +40,7 @@ import type {
 import type { RequestOptions, RuntimeWorkerClient, WorkerExit, WorkerNotification } from "../runtime/worker-client.ts";
 import type { HostClock, HostTimer } from "./host-clock.ts";
 import { asHostError, errorText, RuntimeHostError } from "./runtime-host-error.ts";
-import { workerDiagnostics, workerSnapshotInput } from "./worker-snapshot-input.ts";
+import { workerDiagnostics, workerResearchInputs, workerSnapshotInput } from "./worker-snapshot-input.ts";
 
 /** One live message for the events sockets (structurally api/runtime-host.ts `RuntimeHostEvent`). */
 export interface HostEvent {
@@ -45,7 +49,7 @@ export interface HostEvent {
   data(full: boolean): unknown;
 }
 
-export type OpenTarget = { sessionFile: string } | { new: { cwd: string; kind?: SessionKind } };
+export type OpenTarget = { sessionFile: string } | { new: NewSessionTarget };
 
 export type RuntimeStatus = "starting" | "ready" | "recovering" | "paused" | "closed";
 
@@ -53,6 +57,8 @@ export interface RuntimeHandleOptions {
   clock: HostClock;
   createClient: () => RuntimeWorkerClient;
   workerOptions: WorkerOpenOptions;
+  /** The API base URL for the worker's extensions (read at every worker start; see runtime-protocol.ts). */
+  apiUrl?: () => string | undefined;
   emit: (event: HostEvent) => void;
   /** Consecutive automatic recoveries allowed before the runtime pauses. */
   maxRecoveries: number;
@@ -73,6 +79,8 @@ export class RuntimeHandleCore {
   sessionFile: string | null = null;
   cwd = "";
   kind: SessionKind | null = null;
+  /** The child options a new child session was opened with (a never-saved child reopens with them). */
+  child: ChildSessionOptions | null = null;
   sessionName: string | null = null;
   /** ms (host clock) of the last action or pi event: idle cleanup and capacity eviction. */
   lastActivityAt: number;
@@ -128,6 +136,11 @@ export class RuntimeHandleCore {
     return selectActive(this.state);
   }
 
+  /** The research state of the current branch as the last worker snapshot reported it (null without research). */
+  researchState(): ResearchState | null {
+    return this.state.research;
+  }
+
   get promptQueue(): PromptQueueState {
     return this.queueState;
   }
@@ -170,14 +183,18 @@ export class RuntimeHandleCore {
         // fall through to the minimal row
       }
     }
+    // Not saved yet: the research state comes from the worker snapshots (spec: open-runtime summaries use the
+    // research objective for firstMessage when the branch has no user message).
+    const research = this.state.research;
     return {
       id: this.sessionId,
       path: file ?? "",
       cwd: this.cwd,
       ...(this.sessionName !== null ? { name: this.sessionName } : {}),
-      isSubagentSession: false,
-      research: null,
-      firstMessage: NO_MESSAGES,
+      ...(this.child?.parentSession !== undefined ? { parentSessionPath: this.child.parentSession } : {}),
+      isSubagentSession: this.child !== null,
+      research: research !== null ? summarizeResearch(research) : null,
+      firstMessage: research !== null && research.objective !== "" ? truncateText(research.objective, FIRST_MESSAGE_LIMIT) : NO_MESSAGES,
       messageCount: 0,
     };
   }
@@ -284,7 +301,7 @@ export class RuntimeHandleCore {
 
   protected reopenTarget(): OpenTarget {
     if (this.sessionFile !== null && fs.existsSync(this.sessionFile)) return { sessionFile: this.sessionFile };
-    return { new: { cwd: this.cwd, ...(this.kind ? { kind: this.kind } : {}) } };
+    return { new: { cwd: this.cwd, ...(this.kind ? { kind: this.kind } : {}), ...(this.child ? { child: this.child } : {}) } };
   }
 
   /** Disposes the current worker on purpose (reset-to-entry); the exit is not a crash. */
@@ -303,10 +320,15 @@ export class RuntimeHandleCore {
       client.messages$.subscribe((message) => this.onMessage(client, message));
       client.exit$.subscribe((exit) => this.onExit(client, exit));
       try {
-        const snapshot = await client.request("open", { ...target, options: this.options.workerOptions }, { timeoutMs: this.options.openTimeoutMs });
+        const apiUrl = this.options.apiUrl?.();
+        const options = apiUrl !== undefined ? { ...this.options.workerOptions, apiUrl } : this.options.workerOptions;
+        const snapshot = await client.request("open", { ...target, options }, { timeoutMs: this.options.openTimeoutMs });
         if (this.client !== client) throw new Error("the runtime was closed while opening");
         this.applySnapshot(snapshot);
-        if ("new" in target) this.kind = target.new.kind ?? "session";
+        if ("new" in target) {
+          this.kind = target.new.kind ?? "session";
+          this.child = target.new.child ?? null;
+        }
         return client;
       } catch (error) {
         if (this.client === client) this.client = null;
@@ -434,6 +456,7 @@ export class RuntimeHandleCore {
     this.feed([
       { type: "runtimeAttached", id: snapshot.sessionId, path: snapshot.sessionFile ?? "", cwd: snapshot.cwd },
       { type: "workerSnapshot", snapshot: workerSnapshotInput(snapshot) },
+      ...workerResearchInputs(snapshot),
       { type: "diagnostics", diagnostics: [...this.workerDiagnostics, ...this.supervisionLog] },
     ]);
     if (previousId !== "" && previousId !== snapshot.sessionId && this.published) this.options.onIdentityChanged?.(this, previousId);

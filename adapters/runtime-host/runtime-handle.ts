@@ -317,6 +317,28 @@ export class RuntimeHandle extends RuntimeHandleCore {
     return { trashPath, active: this.active() };
   }
 
+  /**
+   * Runs one prompt to completion (subagent children, adapters/subagents): the worker replies after pi's whole
+   * run, without a timeout (`interrupt` or closing the runtime ends it). Meanwhile the runtime counts as a
+   * prompt being set up, so it is busy for eviction, idle cleanup and queue dispatch. Text must not be empty
+   * (400); a busy runtime answers 500; a failed run (preflight, worker exit) throws 500.
+   */
+  async runToCompletion(text: unknown): Promise<Active> {
+    if (typeof text !== "string" || text.trim() === "") throw new RuntimeHostError(400, "text must be a non-empty string");
+    await this.worker();
+    this.touch();
+    this.requireIdle("run a task");
+    this.runStarting += 1;
+    this.lastProgressAt = this.options.clock.now();
+    try {
+      await this.call("prompt", { text, awaitCompletion: true }, { timeoutMs: 0 });
+    } finally {
+      this.runStarting -= 1;
+    }
+    await this.refresh();
+    return this.active();
+  }
+
   /** Used by the host's fork: opens `sourceFile` in this (fresh) handle's worker and forks there. */
   async startFork(sourceFile: string, entryId: string, position: "before" | "at"): Promise<void> {
     await this.start({ sessionFile: sourceFile });

@@ -19,12 +19,17 @@
  * - shutdown: stops the timers, refuses new opens, disposes every worker (SIGKILL after `disposeTimeoutMs`).
  *
  * The `FauxScript` (LEYLINE_FAUX_RESPONSES) is owned here and shared by every worker the host creates.
+ *
+ * Child runtimes (subagents): `open({ new: { cwd, child } })` opens a new child session (see
+ * runtime-protocol.ts `ChildSessionOptions`) like any runtime: registered, in the roster, counted toward
+ * capacity, never selected. The API base URL (`apiUrl`, set by api/main.ts once it listens) reaches every
+ * worker started afterwards: LEYLINE_API_URL in a forked worker's environment and `open.options.apiUrl`.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { type Observable, Subject } from "rxjs";
 import { FauxScript } from "../runtime/faux-script.ts";
-import type { SessionKind, WorkerOpenOptions } from "../runtime/runtime-protocol.ts";
+import { API_URL_ENV, type NewSessionTarget, type WorkerOpenOptions } from "../runtime/runtime-protocol.ts";
 import { ForkedWorkerClient, type RuntimeWorkerClient } from "../runtime/worker-client.ts";
 import { type HostClock, type HostTimer, systemClock } from "./host-clock.ts";
 import { type HostEvent, type OpenTarget, RuntimeHandle } from "./runtime-handle.ts";
@@ -43,6 +48,8 @@ export interface RuntimeHostOptions {
   createClient?: (context: { fauxScript: FauxScript | null }) => RuntimeWorkerClient;
   /** Environment of forked workers (default process.env). */
   env?: NodeJS.ProcessEnv;
+  /** The API base URL workers' extensions call (LEYLINE_API_URL); read at every worker start. */
+  apiUrl?: () => string | undefined;
   clock?: HostClock;
   capacity?: number;
   idleMs?: number;
@@ -66,7 +73,7 @@ export const DEFAULT_HEARTBEAT_MS = 5_000;
 export const DEFAULT_MAX_RECOVERIES = 3;
 
 /** Open by file (reuses an open handle for the same file) or create a new session. */
-export type OpenRequest = { sessionFile: string } | { new: { cwd: string; kind?: SessionKind } };
+export type OpenRequest = { sessionFile: string } | { new: NewSessionTarget };
 
 export class RuntimeHost {
   readonly fauxScript: FauxScript | null;
@@ -178,10 +185,12 @@ export class RuntimeHost {
     }
   }
 
-  private async openNew(target: { cwd: string; kind?: SessionKind }): Promise<RuntimeHandle> {
+  private async openNew(target: NewSessionTarget): Promise<RuntimeHandle> {
     if (typeof target?.cwd !== "string" || target.cwd === "") throw new RuntimeHostError(400, "cwd must be a non-empty string");
     if (target.kind !== undefined && target.kind !== "session" && target.kind !== "research") throw new RuntimeHostError(400, "kind must be session or research");
-    const open: OpenTarget = { new: { cwd: path.resolve(target.cwd), ...(target.kind ? { kind: target.kind } : {}) } };
+    const open: OpenTarget = {
+      new: { cwd: path.resolve(target.cwd), ...(target.kind ? { kind: target.kind } : {}), ...(target.child ? { child: target.child } : {}) },
+    };
     return this.launch((handle) => handle.start(open));
   }
 
@@ -222,11 +231,13 @@ export class RuntimeHost {
   private createHandle(): RuntimeHandle {
     const fauxScript = this.fauxScript;
     const createClient =
-      this.options.createClient ?? ((context) => ForkedWorkerClient.spawn({ fauxScript: context.fauxScript, ...(this.options.env ? { env: this.options.env } : {}) }));
+      this.options.createClient ?? ((context) => ForkedWorkerClient.spawn({ fauxScript: context.fauxScript, ...this.workerEnv() }));
+    const apiUrl = this.options.apiUrl;
     return new RuntimeHandle({
       clock: this.clock,
       createClient: () => createClient({ fauxScript }),
       workerOptions: this.workerOptions,
+      ...(apiUrl ? { apiUrl } : {}),
       emit: (event) => this.subject.next(event),
       maxRecoveries: this.options.maxRecoveries ?? DEFAULT_MAX_RECOVERIES,
       confirmationTimeoutMs: this.options.confirmationTimeoutMs ?? null,
@@ -237,6 +248,13 @@ export class RuntimeHost {
         this.emitRoster();
       },
     });
+  }
+
+  /** The environment option of a forked worker: the host's `env` plus LEYLINE_API_URL when it is known. */
+  private workerEnv(): { env?: NodeJS.ProcessEnv } {
+    const url = this.options.apiUrl?.();
+    if (url === undefined) return this.options.env ? { env: this.options.env } : {};
+    return { env: { ...(this.options.env ?? process.env), [API_URL_ENV]: url } };
   }
 
   /** Capacity check, start, registration and announcement of a new handle. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ModelAuthKind, RuntimeModelInfo, RuntimeSnapshot } from "../runtime/runtime-protocol.ts";
-import { modelDto, workerSnapshotInput } from "./worker-snapshot-input.ts";
+import { initialResearchState } from "../../domain/research/research.fold.ts";
+import { modelDto, snapshotResearch, workerResearchInputs, workerSnapshotInput } from "./worker-snapshot-input.ts";
 
 function modelInfo(overrides: Partial<RuntimeModelInfo> = {}): RuntimeModelInfo {
   return {
@@ -84,5 +85,23 @@ describe("workerSnapshotInput", () => {
       ["gpt-6-astra", true],
       ["gpt-6.1-sol", false],
     ]);
+  });
+});
+
+describe("snapshotResearch", () => {
+  const base = (): RuntimeSnapshot => snapshot(modelInfo(), []);
+  const state = initialResearchState("s1", { entryId: "e1", timestampMs: 1000 });
+
+  it("reads the research state a worker snapshot carries, null included", () => {
+    expect(snapshotResearch({ ...base(), research: state } as RuntimeSnapshot)).toEqual(state);
+    expect(workerResearchInputs({ ...base(), research: state } as RuntimeSnapshot)).toEqual([{ type: "research", research: state }]);
+    expect(workerResearchInputs({ ...base(), research: null } as RuntimeSnapshot)).toEqual([{ type: "research", research: null }]);
+  });
+
+  it("changes nothing for a snapshot without a well-formed research field", () => {
+    expect(snapshotResearch(base())).toBeUndefined();
+    expect(workerResearchInputs(base())).toEqual([]);
+    expect(workerResearchInputs({ ...base(), research: { sessionId: "s1" } } as RuntimeSnapshot)).toEqual([]);
+    expect(workerResearchInputs({ ...base(), research: "x" } as unknown as RuntimeSnapshot)).toEqual([]);
   });
 });

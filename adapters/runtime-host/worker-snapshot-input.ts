@@ -2,7 +2,8 @@
  * Maps the worker's `RuntimeSnapshot` (IPC shape) to the projection's `RuntimeWorkerSnapshot` (spec DTO
  * shapes: `Model` with supportsImages / supportsUltrafast).
  */
-import type { RuntimeWorkerSnapshot } from "../../domain/runtime/runtime-inputs.ts";
+import type { ResearchState } from "../../domain/research/research-types.ts";
+import type { ActiveRuntimeInput, RuntimeWorkerSnapshot } from "../../domain/runtime/runtime-inputs.ts";
 import type { Model, RuntimeDiagnostic, SlashCommand } from "../../domain/runtime/runtime-types.ts";
 import { supportsUltrafast } from "../../domain/runtime/ultrafast.ts";
 import type { RuntimeModelInfo, RuntimeSnapshot } from "../runtime/runtime-protocol.ts";
@@ -48,4 +49,38 @@ export function workerSnapshotInput(snapshot: RuntimeSnapshot): RuntimeWorkerSna
 
 export function workerDiagnostics(snapshot: RuntimeSnapshot): RuntimeDiagnostic[] {
   return snapshot.diagnostics.map((diagnostic) => ({ type: diagnostic.type, message: diagnostic.message }));
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** The shape checks a research state from a worker must pass (the worker folded it with the domain fold). */
+function isResearchState(value: unknown): value is ResearchState {
+  return (
+    isRecord(value) &&
+    typeof value["sessionId"] === "string" &&
+    typeof value["status"] === "string" &&
+    typeof value["phase"] === "string" &&
+    Array.isArray(value["threads"]) &&
+    Array.isArray(value["sources"]) &&
+    Array.isArray(value["citedSourceIds"])
+  );
+}
+
+/**
+ * The research state a snapshot carries (runtime-snapshot.ts adds it as an extra field): the state, null
+ * (no research on the branch), or undefined when the snapshot has no well-formed `research` field (an older
+ * worker; nothing is changed then).
+ */
+export function snapshotResearch(snapshot: RuntimeSnapshot): ResearchState | null | undefined {
+  const research: unknown = (snapshot as RuntimeSnapshot & { research?: unknown }).research;
+  if (research === null) return null;
+  return isResearchState(research) ? research : undefined;
+}
+
+/** The `research` projection input of a snapshot ([] when the snapshot carries none). */
+export function workerResearchInputs(snapshot: RuntimeSnapshot): ActiveRuntimeInput[] {
+  const research = snapshotResearch(snapshot);
+  return research === undefined ? [] : [{ type: "research", research }];
 }

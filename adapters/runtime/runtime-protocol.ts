@@ -8,9 +8,20 @@
  * are the envelope, so no payload field may be called either (hence `setModel { provider, modelId }`).
  * Worker → control plane: `ready`, `reply`, `event`, `snapshot`, `extension_ui`, `extension_error`,
  * `heartbeat`, `fault`, `faux_turn_request`.
+ *
+ * The API base URL: bundled extensions running in a worker (the subagent extension calls POST
+ * /api/pi/subagent) read it from `process.env.LEYLINE_API_URL` (`API_URL_ENV`). The control plane puts it in a
+ * forked worker's environment at spawn and in `open.options.apiUrl`; the worker exports the latter to its
+ * `process.env` before extensions load (the in-process adapter shares the control plane's environment).
+ *
+ * Child sessions (subagents): `open.new.child` (`ChildSessionOptions`) creates the session with a
+ * `parentSession` header link and the `leyline-subagent` marker entry (appended before extensions bind), an
+ * appended system prompt, an explicit model and thinking level, and a tool allowlist (`tools`) or every tool the
+ * child discovers except some (`excludeTools`, applied once extensions are bound). Never both.
  */
 import type { FauxTurn } from "./faux-script.ts";
 import type { ModelAuthKind } from "../../domain/runtime/ultrafast.ts";
+import type { SubagentMarkerData } from "../../domain/subagent/subagent-marker.ts";
 
 export const RUNTIME_PROTOCOL_VERSION = 1;
 
@@ -39,10 +50,38 @@ export interface WorkerOpenOptions {
   faux?: { tokensPerSecond?: number; tokenSize?: number };
   /** Heartbeat interval in ms; 0 disables. Default 5000. */
   heartbeatMs?: number;
+  /** The API base URL (`http://host:port`), exported as LEYLINE_API_URL before extensions load. */
+  apiUrl?: string;
+}
+
+/** The env var bundled extensions read the API base URL from. */
+export const API_URL_ENV = "LEYLINE_API_URL";
+
+/** A new child session (subagent run): see the module comment. */
+export interface ChildSessionOptions {
+  /** The parent's session file, written to the child's header as `parentSession`. */
+  parentSession?: string;
+  /** The `leyline-subagent` marker entry's data. */
+  marker: SubagentMarkerData;
+  /** Appended to pi's system prompt. */
+  systemPrompt?: string;
+  model?: { provider: string; id: string };
+  thinkingLevel?: ThinkingLevelName;
+  /** Tool allowlist (overrides `options.tools`). */
+  tools?: string[];
+  /** Every tool the child discovers except these. */
+  excludeTools?: string[];
+}
+
+/** The `new` target of `open`. */
+export interface NewSessionTarget {
+  cwd: string;
+  kind?: SessionKind;
+  child?: ChildSessionOptions;
 }
 
 export type RuntimeRequestBody =
-  | { type: "open"; sessionFile?: string; new?: { cwd: string; kind?: SessionKind }; options?: WorkerOpenOptions }
+  | { type: "open"; sessionFile?: string; new?: NewSessionTarget; options?: WorkerOpenOptions }
   | { type: "prompt"; text: string; images?: ImageInput[]; streamingBehavior?: "steer" | "followUp"; awaitCompletion?: boolean }
   | { type: "steer"; text: string; images?: ImageInput[] }
   | { type: "followUp"; text: string; images?: ImageInput[] }

@@ -1,10 +1,28 @@
 import { describe, expect, it } from "vitest";
 import { checkRuntimeSnapshot, messageIdOf, parseControlMessage, parseWorkerMessage, RUNTIME_REQUEST_TYPES } from "./runtime-protocol.validate.ts";
 
+const childMarker = { version: 1, parentSessionId: null, parentSessionPath: null, toolCallId: null, agent: null, readOnlyBash: false };
+
 describe("parseControlMessage", () => {
   it.each([
     { id: "1", type: "open", new: { cwd: "/tmp/x", kind: "research" }, options: { faux: { tokensPerSecond: 5 }, tools: ["read"] } },
     { id: "1", type: "open", sessionFile: "/tmp/a.jsonl" },
+    { id: "1", type: "open", sessionFile: "/tmp/a.jsonl", options: { apiUrl: "http://127.0.0.1:8787" } },
+    {
+      id: "1",
+      type: "open",
+      new: {
+        cwd: "/tmp/x",
+        child: {
+          parentSession: "/tmp/p.jsonl",
+          marker: { version: 1, parentSessionId: "p", parentSessionPath: "/tmp/p.jsonl", toolCallId: null, agent: "researcher", readOnlyBash: true },
+          systemPrompt: "Be brief.",
+          model: { provider: "faux", id: "faux-2" },
+          thinkingLevel: "low",
+          excludeTools: ["write", "edit"],
+        },
+      },
+    },
     { id: "1", type: "prompt", text: "hi", images: [{ type: "image", data: "AAA", mimeType: "image/png" }], streamingBehavior: "steer" },
     { id: "1", type: "setModel", provider: "faux", modelId: "faux-1" },
     { id: "1", type: "setThinkingLevel", level: "xhigh" },
@@ -26,6 +44,16 @@ describe("parseControlMessage", () => {
     [{ id: "1", type: "open" }, "open needs exactly one of sessionFile or new"],
     [{ id: "1", type: "open", sessionFile: "a", new: { cwd: "b" } }, "open needs exactly one of sessionFile or new"],
     [{ id: "1", type: "open", new: { cwd: "b", kind: "chat" } }, 'open.new.kind must be one of session, research (got "chat")'],
+    [
+      { id: "1", type: "open", new: { cwd: "b", child: { marker: { ...childMarker }, tools: ["read"], excludeTools: ["write"] } } },
+      "open.new.child cannot have both tools and excludeTools",
+    ],
+    [{ id: "1", type: "open", new: { cwd: "b", child: { tools: ["read"] } } }, "open.new.child.marker must be an object"],
+    [{ id: "1", type: "open", new: { cwd: "b", child: { marker: childMarker, model: "faux/faux-1" } } }, "open.new.child.model must be an object"],
+    [{ id: "1", type: "open", new: { cwd: "b", child: { marker: childMarker, model: { provider: "faux" } } } }, "open.new.child.model.id must be a string (got undefined)"],
+    [{ id: "1", type: "open", new: { cwd: "b", child: { marker: childMarker, thinkingLevel: "max" } } }, 'open.new.child.thinkingLevel must be one of off, minimal, low, medium, high, xhigh (got "max")'],
+    [{ id: "1", type: "open", new: { cwd: "b", child: { marker: childMarker, prompt: "x" } } }, "open.new.child has unknown field(s): prompt"],
+    [{ id: "1", type: "open", new: { cwd: "b" }, options: { apiUrl: 8787 } }, "open.options.apiUrl must be a string (got a number)"],
     [{ id: "1", type: "setThinkingLevel", level: "max" }, 'setThinkingLevel.level must be one of off, minimal, low, medium, high, xhigh (got "max")'],
     [{ id: "1", type: "abort", force: true }, "message has unknown field(s): force"],
     [{ id: "1", type: "prompt", text: "x", images: [{ type: "image", data: "A" }] }, "prompt.images[0].mimeType must be a string (got undefined)"],

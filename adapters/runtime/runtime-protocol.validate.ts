@@ -3,6 +3,7 @@
  * sends (`parseControlMessage`), the control plane validates what a worker sends (`parseWorkerMessage`).
  * Unknown types, missing or mistyped fields and unknown fields are rejected with a message naming the field.
  */
+import { checkSubagentMarkerData } from "../../domain/subagent/subagent-marker.ts";
 import { checkFauxTurn } from "./faux-script.ts";
 import {
   type Checked,
@@ -59,8 +60,9 @@ function checkOpenOptions(record: JsonRecord, path: string): string | null {
   const at = `${path}.options`;
   if (!isRecord(options)) return `${at} must be an object`;
   const error = firstError(
-    checkNoExtraKeys(options, at, ["agentDir", "extensionPaths", "tools", "faux", "heartbeatMs"]),
+    checkNoExtraKeys(options, at, ["agentDir", "extensionPaths", "tools", "faux", "heartbeatMs", "apiUrl"]),
     checkOptionalString(options, "agentDir", at),
+    checkOptionalString(options, "apiUrl", at),
     checkStringArray(options, "extensionPaths", at, true),
     checkStringArray(options, "tools", at, true),
     checkOptionalNumber(options, "heartbeatMs", at),
@@ -76,6 +78,35 @@ function checkOpenOptions(record: JsonRecord, path: string): string | null {
   );
 }
 
+function checkChild(target: JsonRecord, path: string): string | null {
+  const child = target["child"];
+  if (child === undefined) return null;
+  const at = `${path}.child`;
+  if (!isRecord(child)) return `${at} must be an object`;
+  const model = child["model"];
+  const error = firstError(
+    checkNoExtraKeys(child, at, ["parentSession", "marker", "systemPrompt", "model", "thinkingLevel", "tools", "excludeTools"]),
+    child["parentSession"] === undefined ? null : checkString(child, "parentSession", at, { nonEmpty: true }),
+    checkSubagentMarkerData(child["marker"], `${at}.marker`),
+    checkOptionalString(child, "systemPrompt", at),
+    model === undefined
+      ? null
+      : isRecord(model)
+        ? firstError(
+            checkNoExtraKeys(model, `${at}.model`, ["provider", "id"]),
+            checkString(model, "provider", `${at}.model`, { nonEmpty: true }),
+            checkString(model, "id", `${at}.model`, { nonEmpty: true }),
+          )
+        : `${at}.model must be an object`,
+    checkOneOf(child, "thinkingLevel", at, THINKING_LEVELS, true),
+    checkStringArray(child, "tools", at, true),
+    checkStringArray(child, "excludeTools", at, true),
+  );
+  if (error) return error;
+  if (child["tools"] !== undefined && child["excludeTools"] !== undefined) return `${at} cannot have both tools and excludeTools`;
+  return null;
+}
+
 function checkOpen(record: JsonRecord, path: string): string | null {
   const hasFile = record["sessionFile"] !== undefined;
   const target = record["new"];
@@ -83,9 +114,10 @@ function checkOpen(record: JsonRecord, path: string): string | null {
   if (hasFile) return firstError(checkString(record, "sessionFile", path, { nonEmpty: true }), checkOpenOptions(record, path));
   if (!isRecord(target)) return `${path}.new must be an object`;
   return firstError(
-    checkNoExtraKeys(target, `${path}.new`, ["cwd", "kind"]),
+    checkNoExtraKeys(target, `${path}.new`, ["cwd", "kind", "child"]),
     checkString(target, "cwd", `${path}.new`, { nonEmpty: true }),
     checkOneOf(target, "kind", `${path}.new`, SESSION_KINDS, true),
+    checkChild(target, `${path}.new`),
     checkOpenOptions(record, path),
   );
 }

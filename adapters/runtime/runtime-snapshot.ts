@@ -4,7 +4,9 @@
 import type { Api, Model } from "@earendil-works/pi-ai";
 import type { AgentSessionRuntime, ModelRegistry } from "@earendil-works/pi-coding-agent";
 import type { RuntimeModelInfo, RuntimeSlashCommand, RuntimeSnapshot, SessionKind } from "./runtime-protocol.ts";
+import type { ResearchState } from "../../domain/research/research-types.ts";
 import { modelAuthKind } from "../../domain/runtime/ultrafast.ts";
+import { branchResearchState } from "./branch-research.ts";
 
 type PiAi = typeof import("@earendil-works/pi-ai");
 
@@ -43,11 +45,18 @@ export function slashCommands(runtime: AgentSessionRuntime): RuntimeSlashCommand
   return commands;
 }
 
+/**
+ * A snapshot with the research state of the current branch (null for a session without research entries).
+ * `research` travels as an extra snapshot field: the IPC validator accepts extra fields, and the control
+ * plane reads it with `snapshotResearch` (adapters/runtime-host/worker-snapshot-input.ts).
+ */
+export type RuntimeSnapshotWithResearch = RuntimeSnapshot & { research: ResearchState | null };
+
 export function buildRuntimeSnapshot(
   ai: PiAi,
   runtime: AgentSessionRuntime,
   extra: { revision: number; kind: SessionKind | null; pendingToolCalls: readonly string[] },
-): RuntimeSnapshot {
+): RuntimeSnapshotWithResearch {
   const session = runtime.session;
   const usage = session.getContextUsage();
   return {
@@ -73,5 +82,6 @@ export function buildRuntimeSnapshot(
     slashCommands: slashCommands(runtime),
     diagnostics: runtime.diagnostics.map((diagnostic) => ({ type: diagnostic.type, message: diagnostic.message })),
     modelFallbackMessage: runtime.modelFallbackMessage ?? null,
+    research: branchResearchState(session.sessionManager),
   };
 }

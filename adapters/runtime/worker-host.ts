@@ -8,6 +8,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { AgentSessionEvent, AgentSessionRuntime, ExtensionFactory } from "@earendil-works/pi-coding-agent";
+import { watchResearchAppends } from "./branch-research.ts";
 import { ExtensionUiBridge, piGlobalTheme } from "./extension-ui-bridge.ts";
 import { type FauxTurn } from "./faux-script.ts";
 import { buildRuntimeSnapshot } from "./runtime-snapshot.ts";
@@ -58,6 +59,7 @@ export class RuntimeWorkerHost {
   private kind: SessionKind | null = null;
   private revision = 0;
   private unsubscribe: (() => void) | null = null;
+  private unwatchResearch: (() => void) | null = null;
   private snapshotScheduled = false;
   private readonly pendingToolCalls = new Set<string>();
   private readonly fauxWaiters = new Map<string, (turn: FauxTurn | null) => void>();
@@ -112,6 +114,8 @@ export class RuntimeWorkerHost {
     for (const waiter of [...this.fauxWaiters.values()]) waiter(null);
     this.unsubscribe?.();
     this.unsubscribe = null;
+    this.unwatchResearch?.();
+    this.unwatchResearch = null;
     const runtime = this.runtime;
     this.runtime = null;
     try {
@@ -332,6 +336,7 @@ export class RuntimeWorkerHost {
     this.kind = opened.kind;
     runtime.setRebindSession(async () => this.bind());
     await this.bind();
+    opened.afterBind?.();
     this.startHeartbeat(request.options?.heartbeatMs ?? 5000);
     return this.snapshot();
   }
@@ -344,6 +349,9 @@ export class RuntimeWorkerHost {
     this.pendingToolCalls.clear();
     const session = runtime.session;
     this.unsubscribe = session.subscribe((event) => this.onEvent(event));
+    // Research entries appended by extensions raise no pi event: snapshot them as they land.
+    this.unwatchResearch?.();
+    this.unwatchResearch = watchResearchAppends(session.sessionManager, () => this.scheduleSnapshot());
     await session.bindExtensions({
       uiContext: this.bridge.createContext(),
       commandContextActions: {

@@ -4,12 +4,19 @@
  * session-dir settings), pi's own extension discovery plus Leyline's extension paths and factories, and the
  * scripted faux provider when asked for. A new research session gets its marker before extensions bind.
  * Leyline's bundled extensions (`extensions/<name>/index.ts`) are loaded in every runtime.
+ *
+ * A new child session (`new.child`, subagent runs): the header links the parent (`parentSession`), the
+ * `leyline-subagent` marker goes in before extensions bind, the system prompt is appended through the resource
+ * loader (`appendSystemPromptOverride`, so pi's own APPEND_SYSTEM.md stays), the explicit model and thinking
+ * level are pi's initial ones, `tools` is pi's allowlist, and `excludeTools` is applied by `afterBind` (every
+ * tool the runtime knows once extensions are bound, except those).
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Model } from "@earendil-works/pi-ai";
 import type {
+  AgentSession,
   AgentSessionRuntime,
   CreateAgentSessionRuntimeFactory,
   ExtensionFactory,
@@ -17,7 +24,8 @@ import type {
 } from "@earendil-works/pi-coding-agent";
 import { researchEventEntryData } from "../../domain/research/research-event.ts";
 import { RESEARCH_CUSTOM_TYPE } from "../../domain/research/research-types.ts";
-import type { RuntimeRequestOf, SessionKind } from "./runtime-protocol.ts";
+import { SUBAGENT_CUSTOM_TYPE } from "../../domain/session-summary.ts";
+import { API_URL_ENV, type ChildSessionOptions, type RuntimeRequestOf, type SessionKind } from "./runtime-protocol.ts";
 import { type AskTurn, registerScriptedFaux } from "./scripted-faux-provider.ts";
 
 type PiModule = typeof import("@earendil-works/pi-coding-agent");
@@ -77,13 +85,28 @@ export function bundledExtensionPaths(dir: string = BUNDLED_EXTENSIONS_DIR): str
     .sort();
 }
 
+/** Activates every tool the session knows except `excluded` (pi ignores names it does not know). */
+export function activateAllToolsExcept(session: AgentSession, excluded: readonly string[]): void {
+  const names = session.getAllTools().map((tool) => tool.name);
+  session.setActiveToolsByName(names.filter((name) => !excluded.includes(name)));
+}
+
+export interface WorkerRuntime {
+  runtime: AgentSessionRuntime;
+  kind: SessionKind | null;
+  /** Runs once, after extensions were first bound (child tool selection). */
+  afterBind: (() => void) | null;
+}
+
 export async function createWorkerRuntime(
   pi: PiModule,
   ai: PiAiModule,
   request: RuntimeRequestOf<"open">,
   deps: WorkerRuntimeDeps,
-): Promise<{ runtime: AgentSessionRuntime; kind: SessionKind | null }> {
+): Promise<WorkerRuntime> {
   const options = request.options ?? {};
+  // Before extensions load: bundled extensions read the API base URL from the environment.
+  if (options.apiUrl !== undefined) process.env[API_URL_ENV] = options.apiUrl;
   const agentDir = path.resolve(options.agentDir ?? pi.getAgentDir());
   const authStorage = pi.AuthStorage.create(path.join(agentDir, "auth.json"));
   const modelRegistry = pi.ModelRegistry.create(authStorage, path.join(agentDir, "models.json"));
@@ -97,6 +120,7 @@ export async function createWorkerRuntime(
   let cwd: string;
   let sessionManager: SessionManager;
   let kind: SessionKind | null = null;
+  let child: ChildSessionOptions | null = null;
   if (request.sessionFile !== undefined) {
     const file = path.resolve(request.sessionFile);
     cwd = readSessionHeader(file).cwd;
@@ -110,7 +134,11 @@ export async function createWorkerRuntime(
     fs.mkdirSync(sessionDir, { recursive: true });
     sessionManager = pi.SessionManager.create(cwd, sessionDir);
     kind = target.kind ?? "session";
+    child = target.child ?? null;
+    if (child?.parentSession !== undefined) sessionManager.newSession({ parentSession: path.resolve(child.parentSession) });
   }
+  const appendedPrompt = child?.systemPrompt !== undefined && child.systemPrompt.trim() !== "" ? child.systemPrompt : null;
+  const tools = child?.tools ?? options.tools;
 
   const extensionPaths = [...new Set([...bundledExtensionPaths(), ...(options.extensionPaths ?? []).map((entry) => path.resolve(entry))])];
   const factory: CreateAgentSessionRuntimeFactory = async (args) => {
@@ -121,18 +149,27 @@ export async function createWorkerRuntime(
       authStorage,
       settingsManager,
       modelRegistry,
-      resourceLoaderOptions: { extensionFactories: deps.extensionFactories, additionalExtensionPaths: extensionPaths },
+      resourceLoaderOptions: {
+        extensionFactories: deps.extensionFactories,
+        additionalExtensionPaths: extensionPaths,
+        ...(appendedPrompt !== null ? { appendSystemPromptOverride: (base: string[]) => [...base, appendedPrompt] } : {}),
+      },
     });
     // The faux model is the default only where the session's own model cannot be restored.
     const stored = args.sessionManager.buildSessionContext().model;
     const storedModel = stored ? modelRegistry.find(stored.provider, stored.modelId) : undefined;
     const restorable = storedModel !== undefined && modelRegistry.hasConfiguredAuth(storedModel);
+    // After the services: extensions may have registered the child's provider.
+    const wanted = child?.model;
+    const childModel = wanted ? modelRegistry.find(wanted.provider, wanted.id) : undefined;
+    if (wanted && !childModel) throw new Error(`Unknown model ${wanted.provider}/${wanted.id}`);
     const created = await pi.createAgentSessionFromServices({
       services,
       sessionManager: args.sessionManager,
       ...(args.sessionStartEvent ? { sessionStartEvent: args.sessionStartEvent } : {}),
-      ...(fauxModel && !restorable ? { model: fauxModel } : {}),
-      ...(options.tools ? { tools: options.tools } : {}),
+      ...(childModel ? { model: childModel } : fauxModel && !restorable ? { model: fauxModel } : {}),
+      ...(child?.thinkingLevel !== undefined ? { thinkingLevel: child.thinkingLevel } : {}),
+      ...(tools ? { tools } : {}),
     });
     // As pi's CLI does (main.js): extensions that failed to load become error diagnostics, not silence.
     const extensionErrors = services.resourceLoader.getExtensions().errors.map(({ path: file, error }) => ({
@@ -147,5 +184,9 @@ export async function createWorkerRuntime(
     const sessionId = runtime.session.sessionId;
     runtime.session.sessionManager.appendCustomEntry(RESEARCH_CUSTOM_TYPE, researchEventEntryData({ kind: "session", sessionId }));
   }
-  return { runtime, kind };
+  // The subagent marker too: extensions (the read-only bash guard) see it from session_start on.
+  if (child !== null) runtime.session.sessionManager.appendCustomEntry(SUBAGENT_CUSTOM_TYPE, child.marker);
+  const excluded = child?.excludeTools;
+  const afterBind = excluded !== undefined ? (): void => activateAllToolsExcept(runtime.session, excluded) : null;
+  return { runtime, kind, afterBind };
 }

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { tempDir } from "../session-files/session-lines.fixture.ts";
 import { resolveDataDir } from "./data-dir.ts";
 import { openLeylineDatabase } from "./database.ts";
-import { LEYLINE_SCHEMA_VERSION } from "./leyline-migrations.ts";
+import { LEYLINE_SCHEMA_VERSION, leylineMigrations } from "./leyline-migrations.ts";
 
 describe("resolveDataDir", () => {
   it("uses LEYLINE_DATA_DIR with ~ expanded, else ~/.local/share/leyline", () => {
@@ -48,7 +48,7 @@ describe("openLeylineDatabase", () => {
     expect(rows).toHaveLength(1);
     expect(rows[0]?.mtime_ms).toBe(2.5);
     const migrations = await sql<{ name: string }>`select name from kysely_migration`.execute(second.db);
-    expect(migrations.rows.map((r) => r.name)).toEqual(["0001-projection-checkpoints"]);
+    expect(migrations.rows.map((r) => r.name)).toEqual(Object.keys(leylineMigrations));
     await second.close();
   });
 

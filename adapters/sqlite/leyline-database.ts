@@ -3,7 +3,9 @@
  * Add a table here when its migration lands.
  */
 import type { ProjectionCheckpointTable } from "../projections/projection-checkpoint.table.ts";
+import type { SubagentModelOverrideTable } from "../subagents/subagent-model-override.table.ts";
 
 export interface LeylineDatabase {
   projection_checkpoints: ProjectionCheckpointTable;
+  subagent_model_overrides: SubagentModelOverrideTable;
 }

@@ -8,6 +8,8 @@
  * fields defaulting to "" (the API layer overlays stored feedback by id).
  */
 import type { StopReason, Usage } from "@earendil-works/pi-ai";
+import type { CitationSupport } from "../research/citation-support.ts";
+import type { ResearchChildSession, ResearchThreadStatus } from "../research/research-types.ts";
 
 export type RolloutFeedback = "helpful" | "unhelpful" | "";
 
@@ -59,6 +61,44 @@ export interface AssistantMessageTranscriptEntry extends MessageTranscriptEntryB
   stopReason: StopReason;
   errorMessage?: string;
   usage: Usage;
+  /** On the research report message (the research state's `reportEntryId`): see research-transcript.ts. */
+  researchReport?: ResearchReportDetails;
+}
+
+/** A numeric citation `[n](target)` of a research report, checked against the source ledger. */
+export interface ResearchReportCitation {
+  /** The cited number as written. */
+  number: number;
+  /** The link target (unescaped; angle brackets and title removed). */
+  target: string;
+  /** The ledger source with id `number`, or null when the ledger has none. */
+  sourceId: number | null;
+  /** The number names a ledger source that is not excluded and the target matches its URL or path. */
+  valid: boolean;
+  /** Why the citation is invalid; "" when valid. */
+  reason: string;
+}
+
+/** `researchReport` of the report message: the report's citations and how well its sources support it. */
+export interface ResearchReportDetails {
+  title: string;
+  /** The cited sources as the report event recorded them. */
+  citedSourceIds: number[];
+  /** Every numeric citation, in report order. */
+  citations: ResearchReportCitation[];
+  /** Per cited sentence: whether the cited source's claim and evidence support it (not a fact check). */
+  support: CitationSupport[];
+}
+
+/** `researchThreads` of a `subagent` tool entry that ran reserved researchers: the threads it worked on. */
+export interface ToolResearchThread {
+  threadId: string;
+  title: string;
+  status: ResearchThreadStatus;
+  summary: string;
+  sourceIds: number[];
+  childSession: ResearchChildSession | null;
+  error: string;
 }
 
 /** A `custom_message` entry, or a message entry with role `custom` (v2 `hookMessage`). */
@@ -107,6 +147,8 @@ export interface ToolTranscriptEntry extends TranscriptEntryBase {
   diff?: string;
   /** A patch from the details or arguments (apply_patch style tools). */
   patch?: string;
+  /** A `subagent` call with researcher tasks: its research threads, in task order (see research-transcript.ts). */
+  researchThreads?: ToolResearchThread[];
   copyText: string;
 }
 

@@ -1,0 +1,112 @@
+/**
+ * GET /api/pi/sessions/:id/export[?path=][&disposition=inline] (spec "Export route"): the session as one
+ * self-contained HTML document (projections/session-export), `text/html; charset=utf-8`, with
+ * `Content-Disposition: inline` for `disposition=inline` and `attachment` otherwise, both with a sanitized
+ * file name (`leyline-<name or first message>-<id8>.html`, RFC 6266 `filename` + `filename*`).
+ *
+ * The session is resolved as GET /api/pi/sessions/:id resolves it: with `path`, that file (missing → 404;
+ * not that session → 500); else the persisted file of the id, or an open runtime's file; an open runtime
+ * that has not written its file yet is exported from its list row and research state (no transcript).
+ * Deliberate departure: the spec says an unknown session "currently returns 500"; it answers 404
+ * `{ error: "Session not found" }` (the spec's general rule for unknown sessions).
+ */
+import fs from "node:fs";
+import type { FastifyPluginAsync } from "fastify";
+import type { ResearchState } from "../domain/research/research-types.ts";
+import { exportContentDisposition, exportDispositionType, exportFileNames } from "../projections/session-export/export-filename.ts";
+import { EXPORT_CSP, renderSessionExport, type SessionExportInput } from "../projections/session-export/session-export.ts";
+import { HttpError } from "./http-error.ts";
+import type { ReadSide } from "./read-side.ts";
+import type { OpenRuntime, RuntimeHostView } from "./runtime-host.ts";
+import { loadSessionDetail, resolveSessionPath } from "./sessions.routes.ts";
+
+export interface ExportRoutesOptions {
+  readonly readSide: ReadSide;
+  readonly runtimeHost: RuntimeHostView;
+  /** Leyline's version (the document's generator). */
+  readonly version: string;
+  /** The export time. Default: the current time. */
+  readonly now?: () => Date;
+}
+
+const NOT_FOUND = "Session not found";
+
+const querySchema = {
+  type: "object",
+  properties: { path: { type: "string" }, disposition: { type: "string" } },
+} as const;
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** The research state of an open runtime's snapshot (`Active.state.research`), or null. */
+function runtimeResearch(runtime: OpenRuntime): ResearchState | null {
+  const snapshot: unknown = runtime.snapshot(true);
+  const state = isRecord(snapshot) ? snapshot["state"] : undefined;
+  const research = isRecord(state) ? state["research"] : undefined;
+  return isRecord(research) && typeof research["sessionId"] === "string" ? (research as unknown as ResearchState) : null;
+}
+
+/** The export of an open runtime whose file does not exist yet: its list row and research state. */
+function unsavedExport(runtime: OpenRuntime): Omit<SessionExportInput, "exportedAt" | "generator"> {
+  const summary = runtime.summary();
+  return {
+    session: {
+      id: summary.id,
+      ...(summary.name !== undefined ? { name: summary.name } : {}),
+      cwd: summary.cwd,
+      sessionFile: runtime.sessionFile ?? "",
+      firstMessage: summary.firstMessage,
+      messageCount: summary.messageCount,
+      created: summary.timestamp ?? "",
+      modified: summary.modified ?? "",
+    },
+    research: runtimeResearch(runtime),
+    entries: [],
+  };
+}
+
+export const exportRoutes: FastifyPluginAsync<ExportRoutesOptions> = async (app, options) => {
+  const { readSide, runtimeHost, version } = options;
+  const now = options.now ?? (() => new Date());
+
+  /** What to export for `id` (see the module comment). */
+  async function exportSource(id: string, given: string | undefined): Promise<Omit<SessionExportInput, "exportedAt" | "generator">> {
+    const { index } = await readSide.ready();
+    if (given !== undefined && given.trim() !== "") {
+      const file = resolveSessionPath(given);
+      if (!fs.existsSync(file)) throw new HttpError(404, NOT_FOUND);
+      const detail = await loadSessionDetail(index, file);
+      if (detail === null || detail.session.id !== id) throw new HttpError(500, "Session path does not match id");
+      return { session: detail.session, research: detail.session.research, entries: detail.entries };
+    }
+    const runtime = runtimeHost.openRuntimes().find((r) => r.sessionId === id);
+    const file = index.list().find((s) => s.id === id)?.path ?? runtime?.sessionFile ?? null;
+    if (file !== null) {
+      const detail = await loadSessionDetail(index, file);
+      if (detail !== null && detail.session.id === id) {
+        return { session: detail.session, research: detail.session.research, entries: detail.entries };
+      }
+    }
+    if (runtime !== undefined) return unsavedExport(runtime);
+    throw new HttpError(404, NOT_FOUND);
+  }
+
+  app.get<{ Params: { id: string }; Querystring: { path?: string; disposition?: string } }>(
+    "/api/pi/sessions/:id/export",
+    { schema: { querystring: querySchema, params: { type: "object", properties: { id: { type: "string" } } } } },
+    async (request, reply) => {
+      const source = await exportSource(request.params.id, request.query.path);
+      const html = renderSessionExport({ ...source, exportedAt: now().toISOString(), generator: `Leyline ${version}` });
+      const disposition = exportContentDisposition(exportDispositionType(request.query.disposition), exportFileNames(source.session));
+      return reply
+        .type("text/html; charset=utf-8")
+        .header("content-disposition", disposition)
+        .header("content-security-policy", `${EXPORT_CSP}; sandbox`)
+        .header("x-content-type-options", "nosniff")
+        .header("cache-control", "no-store")
+        .send(html);
+    },
+  );
+};

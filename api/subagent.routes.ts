@@ -1,0 +1,150 @@
+/**
+ * POST /api/pi/subagent (spec "Internal bundled-extension execution route"): runs one task in a child
+ * runtime and answers once it completed (adapters/subagents/subagent-runner.ts).
+ *
+ * Body: `task` (non-empty string), `cwd` (non-empty string), optional `parentSessionPath`, `parentSessionId`,
+ * `_toolCallId`, `model` ("provider/id" or `{ provider, id }`), `thinkingLevel` (off … xhigh, or `max`, which
+ * pi 0.74 does not have: it runs as xhigh), `tools` or `excludeTools` (string arrays, never both),
+ * `systemPrompt`. Leyline additions for the marker: `agent` (string; `researcher` implies read-only bash) and
+ * `readOnlyBash` (boolean). Empty optional strings count as absent; unknown fields are ignored.
+ *
+ * Model: the body's; else, for a named `agent`, its stored override or definition model
+ * (`resolveSubagentSettings`, with the parent file as the session scope; none for the researcher); else the
+ * parent's current model when the parent is open; else the child's default.
+ *
+ * Bad bodies → 400. Any failure of the child (setup, a run that fails, an assistant error, an unknown or
+ * invalid parent, capacity) → 500 `{ error }`. When the HTTP connection closes before the answer, the child
+ * is interrupted and closed.
+ */
+import type { FastifyPluginAsync } from "fastify";
+import { errorText } from "../adapters/runtime-host/runtime-host-error.ts";
+import { resolveSubagentSettings } from "../adapters/subagents/subagent-settings.ts";
+import type { RuntimeHost } from "../adapters/runtime-host/runtime-host.ts";
+import { THINKING_LEVELS, type ThinkingLevelName } from "../adapters/runtime/runtime-protocol.ts";
+import { parseModelRef, runSubagent, type SubagentModelRef, type SubagentRequest } from "../adapters/subagents/subagent-runner.ts";
+import { HttpError } from "./http-error.ts";
+import type { ReadSide } from "./read-side.ts";
+import { bodyObject, persistedFileOf } from "./runtime-sessions.ts";
+
+export interface SubagentRoutesOptions {
+  readonly readSide: ReadSide;
+  readonly host: RuntimeHost;
+  /** pi's agent dir (agent definitions for the model resolution). */
+  readonly agentDir: string;
+}
+
+/** The spec's thinking levels; `max` maps to pi's highest, `xhigh`. */
+export const SUBAGENT_THINKING_LEVELS = [...THINKING_LEVELS, "max"] as const;
+
+function optionalString(body: Record<string, unknown>, key: string): string | undefined {
+  const value = body[key];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "string") throw new HttpError(400, `${key} must be a string`);
+  return value === "" ? undefined : value;
+}
+
+function requiredString(body: Record<string, unknown>, key: string): string {
+  const value = body[key];
+  if (typeof value !== "string" || value.trim() === "") throw new HttpError(400, `${key} must be a non-empty string`);
+  return value;
+}
+
+function optionalStringArray(body: Record<string, unknown>, key: string): string[] | undefined {
+  const value = body[key];
+  if (value === undefined || value === null) return undefined;
+  if (!Array.isArray(value) || value.some((item) => typeof item !== "string")) throw new HttpError(400, `${key} must be an array of strings`);
+  return value as string[];
+}
+
+function modelOf(value: unknown): SubagentModelRef | undefined {
+  if (value === undefined || value === null || value === "") return undefined;
+  if (typeof value === "string") {
+    const ref = parseModelRef(value.trim());
+    if (ref === null) throw new HttpError(400, 'model must be "provider/id" or { provider, id }');
+    return ref;
+  }
+  if (typeof value === "object" && !Array.isArray(value)) {
+    const { provider, id } = value as { provider?: unknown; id?: unknown };
+    if (typeof provider === "string" && provider !== "" && typeof id === "string" && id !== "") return { provider, id };
+  }
+  throw new HttpError(400, 'model must be "provider/id" or { provider, id }');
+}
+
+function thinkingLevelOf(value: unknown): ThinkingLevelName | undefined {
+  if (value === undefined || value === null || value === "") return undefined;
+  if (typeof value !== "string" || !(SUBAGENT_THINKING_LEVELS as readonly string[]).includes(value)) {
+    throw new HttpError(400, `thinkingLevel must be one of ${SUBAGENT_THINKING_LEVELS.join(", ")}`);
+  }
+  return value === "max" ? "xhigh" : (value as ThinkingLevelName);
+}
+
+/** The HTTP body → a runner request; throws HttpError 400 for a bad body. */
+export function parseSubagentBody(raw: unknown): SubagentRequest {
+  const body = bodyObject(raw);
+  const task = requiredString(body, "task");
+  const cwd = requiredString(body, "cwd");
+  const tools = optionalStringArray(body, "tools");
+  const excludeTools = optionalStringArray(body, "excludeTools");
+  if (tools !== undefined && excludeTools !== undefined) throw new HttpError(400, "tools and excludeTools cannot be combined");
+  const readOnlyBash = body["readOnlyBash"];
+  if (readOnlyBash !== undefined && readOnlyBash !== null && typeof readOnlyBash !== "boolean") throw new HttpError(400, "readOnlyBash must be a boolean");
+  const model = modelOf(body["model"]);
+  const thinkingLevel = thinkingLevelOf(body["thinkingLevel"]);
+  const optional = {
+    parentSessionPath: optionalString(body, "parentSessionPath"),
+    parentSessionId: optionalString(body, "parentSessionId"),
+    toolCallId: optionalString(body, "_toolCallId"),
+    systemPrompt: optionalString(body, "systemPrompt"),
+    agent: optionalString(body, "agent"),
+  };
+  const request: SubagentRequest = { task, cwd };
+  for (const [key, value] of Object.entries(optional)) {
+    if (value !== undefined) request[key as keyof typeof optional] = value;
+  }
+  if (model !== undefined) request.model = model;
+  if (thinkingLevel !== undefined) request.thinkingLevel = thinkingLevel;
+  if (tools !== undefined) request.tools = tools;
+  if (excludeTools !== undefined) request.excludeTools = excludeTools;
+  if (typeof readOnlyBash === "boolean") request.readOnlyBash = readOnlyBash;
+  return request;
+}
+
+export const subagentRoutes: FastifyPluginAsync<SubagentRoutesOptions> = async (app, options) => {
+  const { readSide, host, agentDir } = options;
+
+  /** The stored override or definition model of the request's agent, if any. */
+  const resolveModel = async (context: { request: SubagentRequest; parentSessionPath: string | null }): Promise<SubagentModelRef | undefined> => {
+    const { request, parentSessionPath } = context;
+    if (request.agent === undefined) return undefined;
+    const db = (await readSide.ready()).database.db;
+    const settings = await resolveSubagentSettings(db, {
+      agentDir,
+      cwd: request.cwd,
+      ...(parentSessionPath !== null ? { sessionPath: parentSessionPath } : {}),
+      agentName: request.agent,
+    });
+    return settings?.model !== undefined ? (parseModelRef(settings.model) ?? undefined) : undefined;
+  };
+
+  app.post("/api/pi/subagent", async (request, reply) => {
+    const parsed = parseSubagentBody(request.body);
+    // The request stream closes as soon as its body was read; the response closes early only when the
+    // connection goes away before the answer.
+    const controller = new AbortController();
+    const onClose = (): void => {
+      if (!reply.raw.writableFinished) controller.abort();
+    };
+    reply.raw.on("close", onClose);
+    try {
+      return await runSubagent(host, parsed, {
+        signal: controller.signal,
+        findSessionFile: (sessionId) => persistedFileOf(readSide, sessionId),
+        resolveModel,
+      });
+    } catch (error) {
+      throw new HttpError(500, errorText(error));
+    } finally {
+      reply.raw.off("close", onClose);
+    }
+  });
+};

@@ -1,0 +1,151 @@
+/**
+ * Subagent routes (spec "Subagent routes"): model overrides of agent definitions, stored in leyline.sqlite.
+ * - GET /api/pi/subagents?cwd&sessionPath → SubagentsView (`{ context, agents }`); missing cwd → 400;
+ * - PUT /api/pi/subagents/:agentKey/model `{ cwd, sessionPath?, scope, model }` → SubagentsView: sets the
+ *   override at that scope (model trimmed, non-empty; the model's existence is not checked);
+ * - DELETE /api/pi/subagents/:agentKey/model `{ cwd, sessionPath?, scope }` → SubagentsView: clears it
+ *   (clearing an absent override is no error);
+ * - POST /api/pi/subagents/resolve `{ agentKey, cwd, sessionPath?, staticModel?, staticThinking? }` →
+ *   `{ model?, modelSource, thinking?, thinkingSource }` (adapters/subagents/subagent-settings.ts).
+ *
+ * Statuses: a missing or non-string cwd, a bad scope, an empty model, or the session scope without a
+ * sessionPath → 400; an agent key no discovered agent has (from this cwd) → 404 `Subagent not found`. The
+ * built-in researcher is not listed and takes no overrides (PUT/DELETE on its key → 404); resolve accepts its
+ * key (`builtin:researcher`). Agent keys are URL-encoded path segments (up to the router's maxParamLength).
+ */
+import type { FastifyPluginAsync } from "fastify";
+import { SUBAGENT_SCOPES, type SubagentScope } from "../domain/subagent/subagent-types.ts";
+import {
+  lookupSubagents,
+  resolutionDto,
+  resolveSubagentSettings,
+  subagentsView,
+  type SubagentLookupInput,
+} from "../adapters/subagents/subagent-settings.ts";
+import { canonicalPath } from "../adapters/subagents/subagent-context.ts";
+import { deleteSubagentOverride, scopeIdOf, setSubagentOverride } from "../adapters/subagents/subagent-overrides.ts";
+import { HttpError } from "./http-error.ts";
+import type { ReadSide } from "./read-side.ts";
+import type { RuntimeHostView } from "./runtime-host.ts";
+import { bodyObject } from "./runtime-sessions.ts";
+
+export interface SubagentsRoutesOptions {
+  readonly readSide: ReadSide;
+  readonly runtimeHost: RuntimeHostView;
+  /** pi's agent dir (user agents in `<agentDir>/agents`). */
+  readonly agentDir: string;
+}
+
+export const SUBAGENT_NOT_FOUND = "Subagent not found";
+
+function optionalString(body: Record<string, unknown>, key: string): string | undefined {
+  const value = body[key];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "string") throw new HttpError(400, `${key} must be a string`);
+  return value;
+}
+
+function requiredString(body: Record<string, unknown>, key: string): string {
+  const value = optionalString(body, key);
+  if (value === undefined || value.trim() === "") throw new HttpError(400, `${key} must be a non-empty string`);
+  return value.trim();
+}
+
+function scopeOf(body: Record<string, unknown>, sessionPath: string | undefined): SubagentScope {
+  const scope = body["scope"];
+  if (!SUBAGENT_SCOPES.some((s) => s === scope)) throw new HttpError(400, "scope must be global, project or session");
+  if (scope === "session" && (sessionPath === undefined || sessionPath.trim() === "")) {
+    throw new HttpError(400, "sessionPath is required for the session scope");
+  }
+  return scope as SubagentScope;
+}
+
+const viewQuerySchema = {
+  type: "object",
+  properties: { cwd: { type: "string" }, sessionPath: { type: "string" } },
+} as const;
+
+const agentKeyParams = {
+  type: "object",
+  required: ["agentKey"],
+  properties: { agentKey: { type: "string", minLength: 1 } },
+} as const;
+
+export const subagentsRoutes: FastifyPluginAsync<SubagentsRoutesOptions> = async (app, options) => {
+  const { readSide, runtimeHost, agentDir } = options;
+
+  /** An open runtime's id for a session file pi has not written yet (else the file's header gives it). */
+  const sessionIdOf = (sessionFile: string): string | null => {
+    const runtime = runtimeHost.openRuntimes().find((r) => r.sessionFile !== null && canonicalPath(r.sessionFile) === sessionFile);
+    return runtime?.sessionId ?? null;
+  };
+  const lookupInput = (cwd: string, sessionPath: string | undefined): SubagentLookupInput => ({
+    agentDir,
+    cwd,
+    sessionPath,
+    sessionIdOf,
+  });
+  const database = async () => (await readSide.ready()).database.db;
+
+  app.get<{ Querystring: { cwd?: string; sessionPath?: string } }>(
+    "/api/pi/subagents",
+    { schema: { querystring: viewQuerySchema } },
+    async (request) => {
+      const { cwd, sessionPath } = request.query;
+      if (cwd === undefined || cwd.trim() === "") throw new HttpError(400, "Missing query parameter: cwd");
+      const db = await database();
+      return subagentsView(db, lookupSubagents(lookupInput(cwd, sessionPath)));
+    },
+  );
+
+  /** Validates a PUT/DELETE body and finds the agent; returns what the write needs. */
+  const prepareWrite = (agentKey: string, rawBody: unknown, withModel: boolean) => {
+    const body = bodyObject(rawBody);
+    const cwd = requiredString(body, "cwd");
+    const sessionPath = optionalString(body, "sessionPath");
+    const scope = scopeOf(body, sessionPath);
+    const model = withModel ? requiredString(body, "model") : "";
+    const lookup = lookupSubagents(lookupInput(cwd, sessionPath));
+    const agent = lookup.discovery.agents.find((a) => a.key === agentKey);
+    if (agent === undefined) throw new HttpError(404, SUBAGENT_NOT_FOUND);
+    const scopeId = scopeIdOf(scope, lookup.context);
+    if (scopeId === null) throw new HttpError(400, "sessionPath is required for the session scope");
+    return { lookup, ref: { agentKey, scope, scopeId }, model };
+  };
+
+  app.put<{ Params: { agentKey: string }; Body: unknown }>(
+    "/api/pi/subagents/:agentKey/model",
+    { schema: { params: agentKeyParams } },
+    async (request) => {
+      const { lookup, ref, model } = prepareWrite(request.params.agentKey, request.body, true);
+      const db = await database();
+      await setSubagentOverride(db, { ...ref, model });
+      return subagentsView(db, lookup);
+    },
+  );
+
+  app.delete<{ Params: { agentKey: string }; Body: unknown }>(
+    "/api/pi/subagents/:agentKey/model",
+    { schema: { params: agentKeyParams } },
+    async (request) => {
+      const { lookup, ref } = prepareWrite(request.params.agentKey, request.body, false);
+      const db = await database();
+      await deleteSubagentOverride(db, ref);
+      return subagentsView(db, lookup);
+    },
+  );
+
+  app.post<{ Body: unknown }>("/api/pi/subagents/resolve", async (request) => {
+    const body = bodyObject(request.body);
+    const agentKey = optionalString(body, "agentKey") ?? "";
+    if (agentKey === "") throw new HttpError(400, "agentKey must be a non-empty string");
+    const cwd = requiredString(body, "cwd");
+    const sessionPath = optionalString(body, "sessionPath");
+    const staticModel = optionalString(body, "staticModel");
+    const staticThinking = optionalString(body, "staticThinking");
+    const db = await database();
+    const settings = await resolveSubagentSettings(db, { ...lookupInput(cwd, sessionPath), agentKey, staticModel, staticThinking });
+    if (settings === null) throw new HttpError(404, SUBAGENT_NOT_FOUND);
+    return resolutionDto(settings);
+  });
+};
