@@ -42,6 +42,8 @@ describe("GET /api/pi/info", () => {
       },
     });
     expect(packageVersion()).toBe(pkg.version);
+    // The features that have landed, end to end (routes, extensions, client).
+    expect(res.json()).toMatchObject({ capabilities: { events: true, exports: true, research: true } });
   });
 
   it("reports the version it was built with", async () => {

@@ -14,7 +14,7 @@ export const CAPABILITIES = {
   /** Session export routes (GET /api/pi/sessions/:id/export). */
   exports: true,
   /** Deep research sessions (the research control). */
-  research: false,
+  research: true,
   /** Git review routes. */
   review: false,
   /** The automatic Git review stream. */
