@@ -20,5 +20,7 @@ export default defineConfig({
     root: webRoot,
     include: ["src/**/*.test.ts"],
     environment: "happy-dom",
+    // happy-dom's Node.prototype.nodeName differs from browsers and breaks DOMPurify (see the fixture).
+    setupFiles: ["src/markdown/dom-node-name.fixture.ts"],
   },
 });

@@ -1,6 +1,9 @@
 import { createPinia } from "pinia";
 import { createApp } from "vue";
 import App from "./App.vue";
+import { applyTheme, storedTheme } from "./composables/use-theme.ts";
+import { createAppRouter } from "./router.ts";
 import "./style.css";
 
-createApp(App).use(createPinia()).mount("#app");
+applyTheme(storedTheme());
+createApp(App).use(createPinia()).use(createAppRouter()).mount("#app");

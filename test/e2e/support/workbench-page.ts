@@ -1,0 +1,96 @@
+/**
+ * Page helpers for the workbench flows, written against the client's data-test contract
+ * (/tmp/leyline-web-contract.md: `data-test` names and their data-* attributes). Every wait is on a selector,
+ * an attribute or a page condition; none is on time.
+ */
+import type { Locator, Page } from "playwright-core";
+
+/** The DOM the page functions below touch (they run in the page; the root tsconfig has no DOM library). */
+interface PageElement {
+  textContent: string | null;
+  value?: string;
+}
+declare const document: {
+  querySelector(selector: string): PageElement | null;
+  querySelectorAll(selector: string): Iterable<PageElement>;
+};
+
+/** A `[data-test="name"]` selector, optionally with more attribute conditions. */
+export function dt(name: string, attributes: Record<string, string> = {}): string {
+  const extra = Object.entries(attributes)
+    .map(([key, value]) => `[${key}="${value}"]`)
+    .join("");
+  return `[data-test="${name}"]${extra}`;
+}
+
+export type RunState = "idle" | "working" | "waiting" | "finished";
+
+/** Waits until the composer's run state is one of `states`. */
+export async function waitForRunState(page: Page, ...states: RunState[]): Promise<void> {
+  await page.waitForSelector(states.map((state) => dt("run-state", { "data-state": state })).join(", "));
+}
+
+/** Types a prompt into the composer and presses its send (or queue) button. */
+export async function sendPrompt(page: Page, text: string): Promise<void> {
+  const input = page.locator(dt("composer-input"));
+  await input.fill(text);
+  await page.locator(dt("send")).click();
+  // The composer clears its input once the server accepted the prompt.
+  await page.waitForFunction(
+    (selector) => document.querySelector(selector)?.value === "",
+    dt("composer-input"),
+  );
+}
+
+/** The transcript's message entries of a role, as text, in order. */
+export function messageEntries(page: Page, role: "user" | "assistant"): Locator {
+  return page.locator(`${dt("transcript")} ${dt("entry", { "data-entry-type": "message", "data-role": role })}`);
+}
+
+/** Waits for a message entry of `role` that contains `text`; returns it. */
+export async function waitForMessage(page: Page, role: "user" | "assistant", text: string): Promise<Locator> {
+  const entry = messageEntries(page, role).filter({ hasText: text }).first();
+  await entry.waitFor();
+  return entry;
+}
+
+/** The session id of a `/sessions/<id>` URL. */
+export function sessionIdOf(url: string): string {
+  const match = /\/sessions\/([^/?#]+)/.exec(new URL(url).pathname);
+  if (match?.[1] === undefined) throw new Error(`not a session URL: ${url}`);
+  return decodeURIComponent(match[1]);
+}
+
+/** Waits until the URL is a session page other than `except`; returns its session id. */
+export async function waitForSessionUrl(page: Page, except?: string): Promise<string> {
+  await page.waitForURL((url) => /^\/sessions\/[^/]+$/.test(url.pathname) && (except === undefined || sessionIdOf(url.href) !== except));
+  return sessionIdOf(page.url());
+}
+
+/** Waits until the page's text content of `selector` (first match) is longer than `length` characters. */
+export async function waitForLongerText(page: Page, selector: string, length: number): Promise<number> {
+  const handle = await page.waitForFunction(
+    ([sel, min]) => {
+      const text = document.querySelector(sel)?.textContent ?? "";
+      return text.length > min ? text.length : 0;
+    },
+    [selector, length] as const,
+  );
+  return (await handle.jsonValue()) as number;
+}
+
+/** The texts of the Up next queue items, in order. */
+export async function queueTexts(page: Page): Promise<string[]> {
+  return (await page.locator(dt("queue-item")).allTextContents()).map((text) => text.trim());
+}
+
+/** Waits until the Up next queue holds exactly items containing `texts`, in this order. */
+export async function waitForQueue(page: Page, texts: readonly string[]): Promise<void> {
+  await page.waitForFunction(
+    ([selector, wanted]) => {
+      const items = [...document.querySelectorAll(selector)].map((el) => el.textContent ?? "");
+      return items.length === wanted.length && wanted.every((text, index) => items[index]?.includes(text) === true);
+    },
+    [dt("queue-item"), texts] as const,
+  );
+}

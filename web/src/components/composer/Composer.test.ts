@@ -1,0 +1,323 @@
+import { flushPromises, mount, type VueWrapper } from "@vue/test-utils";
+import { afterEach, describe, expect, it } from "vitest";
+import type { Active } from "../../../../domain/runtime/runtime-types.ts";
+import { activeOf, fakeBackend, FAST_MODEL, queueOf, type FakeAnswer, type RecordedRequest } from "./composer.fixture.ts";
+import Composer from "./Composer.vue";
+
+let backend: ReturnType<typeof fakeBackend> | undefined;
+let wrapper: VueWrapper | undefined;
+afterEach(() => {
+  wrapper?.unmount();
+  wrapper = undefined;
+  backend?.restore();
+  backend = undefined;
+});
+
+function mountComposer(active: Active, handler?: (request: RecordedRequest) => FakeAnswer | undefined) {
+  backend = fakeBackend(handler);
+  wrapper = mount(Composer, { props: { sessionId: active.id, active }, attachTo: document.body });
+  return { wrapper, requests: backend.requests };
+}
+
+async function typeAndPress(w: VueWrapper, text: string, init: KeyboardEventInit) {
+  const input = w.get("[data-test=composer-input]");
+  await input.setValue(text);
+  await input.trigger("keydown", init);
+  await flushPromises();
+}
+
+const paths = (requests: RecordedRequest[]) => requests.map((r) => r.path);
+
+describe("Composer input", () => {
+  it("sends on Enter and clears the input", async () => {
+    const { wrapper: w, requests } = mountComposer(activeOf(), () => ({ body: { ok: true, queued: false, active: activeOf({ isStreaming: true }, 2) } }));
+    await typeAndPress(w, "Explain the fold", { key: "Enter" });
+    expect(requests).toEqual([{ method: "POST", path: "/api/pi/sessions/s1/prompt", body: { text: "Explain the fold" } }]);
+    expect((w.get("[data-test=composer-input]").element as HTMLTextAreaElement).value).toBe("");
+    expect(w.emitted("snapshot")).toHaveLength(1);
+    // The answer's snapshot (revision 2, streaming) is shown even before the prop catches up.
+    expect(w.get("[data-test=run-state]").attributes("data-state")).toBe("working");
+  });
+
+  it("does not send on Shift+Enter or on Enter while an IME is composing", async () => {
+    const { wrapper: w, requests } = mountComposer(activeOf());
+    await typeAndPress(w, "line one", { key: "Enter", shiftKey: true });
+    await typeAndPress(w, "にほんご", { key: "Enter", isComposing: true });
+    await typeAndPress(w, "にほんご", { key: "Enter", keyCode: 229 });
+    expect(requests).toEqual([]);
+  });
+
+  it("does not send an empty prompt", async () => {
+    const { wrapper: w, requests } = mountComposer(activeOf());
+    await typeAndPress(w, "   ", { key: "Enter" });
+    expect(requests).toEqual([]);
+    expect(w.get("[data-test=send]").attributes("disabled")).toBeDefined();
+  });
+
+  it("queues by default while the runtime works, and steers when chosen", async () => {
+    const working = activeOf({ isStreaming: true });
+    const { wrapper: w, requests } = mountComposer(working, () => ({ body: { ok: true, queued: true, active: working } }));
+    expect(w.get("[data-test=send]").text()).toBe("Queue");
+    await typeAndPress(w, "next task", { key: "Enter" });
+    await w.get("[data-test=send-mode] [data-mode=steer]").trigger("click");
+    expect(w.get("[data-test=send]").text()).toBe("Steer");
+    await typeAndPress(w, "focus on tests", { key: "Enter" });
+    expect(requests.map((r) => r.body)).toEqual([
+      { text: "next task", streamingBehavior: "followUp" },
+      { text: "focus on tests", streamingBehavior: "steer" },
+    ]);
+  });
+
+  it("does not steer while the queue is held", async () => {
+    const held = activeOf({ isStreaming: true, promptQueue: queueOf(3, [["q1", "later"]], true) });
+    const { wrapper: w, requests } = mountComposer(held, () => ({ body: { ok: true, queued: true, active: held } }));
+    expect(w.get("[data-test=send-mode] [data-mode=steer]").attributes("disabled")).toBeDefined();
+    await typeAndPress(w, "go", { key: "Enter" });
+    expect(requests[0]?.body).toEqual({ text: "go", streamingBehavior: "followUp" });
+  });
+
+  it("runs !command in the shell and !!command outside the model's context", async () => {
+    const { wrapper: w, requests } = mountComposer(activeOf(), () => ({ body: { ok: true, active: activeOf({}, 2), detail: { session: {}, entries: [] } } }));
+    await typeAndPress(w, "!ls -la", { key: "Enter" });
+    await typeAndPress(w, "!! git status", { key: "Enter" });
+    expect(requests.map((r) => [r.path, r.body])).toEqual([
+      ["/api/pi/sessions/s1/bash", { command: "ls -la" }],
+      ["/api/pi/sessions/s1/bash", { command: "git status", excludeFromContext: true }],
+    ]);
+  });
+
+  it("shows an API error in words", async () => {
+    const { wrapper: w } = mountComposer(activeOf(), () => ({ status: 500, body: { error: "No model selected" } }));
+    await typeAndPress(w, "hello", { key: "Enter" });
+    expect(w.get("[data-test=composer-error]").text()).toBe("No model selected");
+    expect((w.get("[data-test=composer-input]").element as HTMLTextAreaElement).value).toBe("hello");
+  });
+});
+
+describe("Composer images", () => {
+  const PNG_BYTES = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+  function pasteFiles(w: VueWrapper, files: File[]) {
+    const transfer = new DataTransfer();
+    for (const file of files) transfer.items.add(file);
+    const event = new ClipboardEvent("paste", { clipboardData: transfer, bubbles: true, cancelable: true });
+    w.get("[data-test=composer-input]").element.dispatchEvent(event);
+  }
+
+  async function settle() {
+    for (let i = 0; i < 5; i++) await flushPromises();
+  }
+
+  it("attaches pasted images as thumbnails, sends them as base64 and lets them be removed", async () => {
+    const { wrapper: w, requests } = mountComposer(activeOf(), () => ({ body: { ok: true, queued: false, active: activeOf({}, 2) } }));
+    pasteFiles(w, [new File([PNG_BYTES], "shot.png", { type: "image/png" }), new File([PNG_BYTES], "b.webp", { type: "image/webp" })]);
+    await settle();
+    expect(w.findAll("[data-test=composer-image]")).toHaveLength(2);
+    expect(w.get("[data-test=composer-image] img").attributes("src")).toBe("data:image/png;base64,iVBORw0KGgo=");
+    await w.findAll("[data-test=composer-image-remove]")[1]?.trigger("click");
+    expect(w.findAll("[data-test=composer-image]")).toHaveLength(1);
+    // Images alone may be sent (empty text).
+    await w.get("[data-test=send]").trigger("click");
+    await flushPromises();
+    expect(requests[0]?.body).toEqual({ text: "", images: [{ type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" }] });
+    expect(w.findAll("[data-test=composer-image]")).toHaveLength(0);
+  });
+
+  it("refuses other file types in words", async () => {
+    const { wrapper: w } = mountComposer(activeOf());
+    const transfer = new DataTransfer();
+    transfer.items.add(new File(["<svg/>"], "logo.svg", { type: "image/svg+xml" }));
+    const drop = new DragEvent("drop", { bubbles: true, cancelable: true });
+    // happy-dom's DragEvent ignores `dataTransfer` in its init dictionary.
+    Object.defineProperty(drop, "dataTransfer", { value: transfer });
+    w.get("[data-test=composer]").element.dispatchEvent(drop);
+    await settle();
+    expect(w.findAll("[data-test=composer-image]")).toHaveLength(0);
+    expect(w.get("[data-test=composer-error]").text()).toContain("logo.svg");
+  });
+});
+
+describe("Composer queue", () => {
+  const items: Array<[string, string]> = [
+    ["q1", "first"],
+    ["q2", "second"],
+    ["q3", "third"],
+  ];
+
+  it("sends each queue action with the queue revision", async () => {
+    const active = activeOf({ isStreaming: true, promptQueue: queueOf(7, items) });
+    const { wrapper: w, requests } = mountComposer(active, () => ({ body: { ok: true, active } }));
+    const item = (id: string) => w.get(`[data-test=queue-item][data-item-id=${id}]`);
+    const click = async (selector: string) => {
+      await w.get(selector).trigger("click");
+      await flushPromises();
+    };
+    await click("[data-item-id=q2] [data-test=queue-up]");
+    await click("[data-item-id=q1] [data-test=queue-down]");
+    await click("[data-item-id=q3] [data-test=queue-remove]");
+    await click("[data-item-id=q2] [data-test=queue-steer]");
+    await click("[data-test=queue-hold]");
+    expect(requests.map((r) => [r.path, r.body])).toEqual([
+      ["/api/pi/sessions/s1/queue", { action: "move", id: "q2", direction: "up", revision: 7 }],
+      ["/api/pi/sessions/s1/queue", { action: "move", id: "q1", direction: "down", revision: 7 }],
+      ["/api/pi/sessions/s1/queue", { action: "remove", id: "q3", revision: 7 }],
+      ["/api/pi/sessions/s1/queue", { action: "steer", id: "q2", revision: 7 }],
+      ["/api/pi/sessions/s1/queue", { action: "hold", revision: 7 }],
+    ]);
+    expect(item("q1").get("[data-test=queue-up]").attributes("disabled")).toBeDefined();
+    expect(item("q3").get("[data-test=queue-down]").attributes("disabled")).toBeDefined();
+  });
+
+  it("holds before editing and saves the edit with the revision the hold returned", async () => {
+    const before = activeOf({ isStreaming: true, promptQueue: queueOf(7, items) }, 10);
+    const afterHold = activeOf({ isStreaming: true, promptQueue: queueOf(8, items, true) }, 11);
+    const afterEdit = activeOf({ isStreaming: true, promptQueue: queueOf(9, [["q1", "first"], ["q2", "second, better"], ["q3", "third"]], true) }, 12);
+    const { wrapper: w, requests } = mountComposer(before, (request) => {
+      const body = request.body as { action: string };
+      return { body: { ok: true, active: body.action === "hold" ? afterHold : afterEdit } };
+    });
+    await w.get("[data-test=queue-item][data-item-id=q2] [data-test=queue-edit]").trigger("click");
+    await flushPromises();
+    expect(w.get("[data-test=queue]").attributes("data-held")).toBe("true");
+    const editor = w.get("[data-test=queue-edit-input]");
+    expect((editor.element as HTMLTextAreaElement).value).toBe("second");
+    await editor.setValue("second, better");
+    await w.get("[data-test=queue-edit-save]").trigger("click");
+    await flushPromises();
+    expect(requests.map((r) => r.body)).toEqual([
+      { action: "hold", revision: 7 },
+      { action: "edit", id: "q2", text: "second, better", revision: 8 },
+    ]);
+    expect(w.get("[data-test=queue-item][data-item-id=q2]").text()).toContain("second, better");
+    // Held: steering is off until Resume.
+    expect(w.get("[data-test=queue-item][data-item-id=q1] [data-test=queue-steer]").attributes("disabled")).toBeDefined();
+    await w.get("[data-test=queue-resume]").trigger("click");
+    await flushPromises();
+    expect(requests[2]?.body).toEqual({ action: "resume", revision: 9 });
+  });
+
+  it("on a stale revision refetches the snapshot and says what happened", async () => {
+    const stale = activeOf({ isStreaming: true, promptQueue: queueOf(7, items) }, 10);
+    const fresh = activeOf({ isStreaming: true, promptQueue: queueOf(9, [["q3", "third"], ["q1", "first"]]) }, 14);
+    const { wrapper: w, requests } = mountComposer(stale, (request) =>
+      request.path.endsWith("/queue") ? { status: 409, body: { error: "Stale queue revision" } } : { body: { ok: true, active: fresh } },
+    );
+    await w.get("[data-test=queue-item][data-item-id=q2] [data-test=queue-remove]").trigger("click");
+    await flushPromises();
+    expect(paths(requests)).toEqual(["/api/pi/sessions/s1/queue", "/api/pi/sessions/s1/mode"]);
+    expect(w.get("[data-test=queue-notice]").text()).toContain("Stale queue revision");
+    expect(w.findAll("[data-test=queue-item]").map((i) => i.attributes("data-item-id"))).toEqual(["q3", "q1"]);
+    expect(w.emitted("snapshot")?.at(-1)?.[0]).toMatchObject({ snapshotRevision: 14 });
+  });
+
+  it("ignores an answer older than the snapshot it has", async () => {
+    const newer = activeOf({ promptQueue: queueOf(5, [["q1", "kept"]]) }, 20);
+    const older = activeOf({ promptQueue: queueOf(4, []) }, 19);
+    const { wrapper: w } = mountComposer(newer, () => ({ body: { ok: true, active: older } }));
+    await w.get("[data-test=queue-hold]").trigger("click");
+    await flushPromises();
+    expect(w.findAll("[data-test=queue-item]")).toHaveLength(1);
+  });
+});
+
+describe("Composer controls", () => {
+  it("changes model and thinking level, and toggles Ultrafast only for an eligible model", async () => {
+    const { wrapper: w, requests } = mountComposer(activeOf(), (request) => {
+      if (request.path.endsWith("/model")) return { body: { ok: true, active: activeOf({ model: FAST_MODEL }, 3) } };
+      if (request.path.endsWith("/ultrafast")) {
+        return { body: { ok: true, active: activeOf({ model: FAST_MODEL, extensionUi: { statuses: { "leyline-ultrafast": "on" }, widgets: {}, notifications: [], confirmations: [] } }, 4) } };
+      }
+      return { body: { ok: true, active: activeOf({}, 2) } };
+    });
+    expect(w.find("[data-test=ultrafast-toggle]").exists()).toBe(false);
+    await w.get("[data-test=thinking-picker]").setValue("high");
+    await flushPromises();
+    await w.get("[data-test=model-picker]").setValue("openai/gpt-6-astra");
+    await flushPromises();
+    const toggle = w.get("[data-test=ultrafast-toggle]");
+    expect(toggle.attributes("aria-pressed")).toBe("false");
+    await toggle.trigger("click");
+    await flushPromises();
+    expect(w.get("[data-test=ultrafast-toggle]").attributes("aria-pressed")).toBe("true");
+    expect(requests.map((r) => [r.path, r.body])).toEqual([
+      ["/api/pi/sessions/s1/thinking", { level: "high" }],
+      ["/api/pi/sessions/s1/model", { provider: "openai", id: "gpt-6-astra" }],
+      ["/api/pi/sessions/s1/ultrafast", { enabled: true }],
+    ]);
+  });
+
+  it("interrupts a working runtime and compacts an idle one", async () => {
+    const { wrapper: w, requests } = mountComposer(activeOf({ isStreaming: true }), () => ({ body: { ok: true, active: activeOf({}, 2), detail: { session: {}, entries: [] } } }));
+    expect(w.get("[data-test=compact]").attributes("disabled")).toBeDefined();
+    await w.get("[data-test=interrupt]").trigger("click");
+    await flushPromises();
+    expect(w.get("[data-test=run-state]").attributes("data-state")).toBe("finished");
+    expect(w.get("[data-test=interrupt]").attributes("disabled")).toBeDefined();
+    await w.get("[data-test=compact]").trigger("click");
+    await flushPromises();
+    expect(paths(requests)).toEqual(["/api/pi/sessions/s1/interrupt", "/api/pi/sessions/s1/compact"]);
+  });
+
+  it("shows the context meter, statuses and widgets", () => {
+    const { wrapper: w } = mountComposer(
+      activeOf({
+        contextUsage: { tokens: 185_000, contextWindow: 200_000, percent: 92.5 },
+        extensionUi: {
+          statuses: { "git-branch": "main", "leyline-ultrafast": "off" },
+          widgets: { todo: { lines: ["[ ] write tests", "[x] write code"], placement: "aboveEditor" } },
+          notifications: [],
+          confirmations: [],
+        },
+      }),
+    );
+    const meter = w.get("[data-test=context-meter]");
+    expect(meter.attributes("data-level")).toBe("high");
+    expect(meter.attributes("aria-label")).toBe("Context: 185k of 200k tokens (93%)");
+    expect(w.findAll("[data-test=extension-status]").map((s) => s.text())).toEqual(["main"]);
+    expect(w.get("[data-test=extension-widget]").text()).toBe("[ ] write tests\n[x] write code");
+  });
+
+  it("asks extension confirmations in a dialog with a countdown and sends the answer", async () => {
+    const expiresAt = Date.now() + 30_000;
+    const active = activeOf({
+      pendingConfirmationCount: 1,
+      extensionUi: { statuses: {}, widgets: {}, notifications: [], confirmations: [{ id: "c1", title: "Run rm -rf build?", message: "The bash tool wants to delete build/.", createdAt: 0, expiresAt }] },
+    });
+    const { wrapper: w, requests } = mountComposer(active);
+    expect(w.get("[data-test=run-state]").attributes("data-state")).toBe("waiting");
+    const dialog = w.get("[data-test=extension-confirmation]");
+    expect(dialog.text()).toContain("Run rm -rf build?");
+    expect(dialog.get("[data-test=confirm-countdown]").text()).toMatch(/Expires in (29|30)s/);
+    await dialog.get("[data-test=confirm-ok]").trigger("click");
+    await flushPromises();
+    expect(requests).toEqual([{ method: "POST", path: "/api/pi/sessions/s1/extension-confirmations/c1", body: { confirmed: true } }]);
+    expect(w.find("[data-test=extension-confirmation]").exists()).toBe(false);
+  });
+});
+
+describe("Composer confirmations", () => {
+  it("closes a confirmation that is no longer pending and says so", async () => {
+    const active = activeOf({
+      pendingConfirmationCount: 1,
+      extensionUi: { statuses: {}, widgets: {}, notifications: [], confirmations: [{ id: "c2", title: "Allow?", message: "m", createdAt: 0, expiresAt: null }] },
+    });
+    const { wrapper: w, requests } = mountComposer(active, () => ({ status: 409, body: { error: "Confirmation is no longer pending" } }));
+    expect(w.find("[data-test=confirm-countdown]").exists()).toBe(false);
+    await w.get("[data-test=confirm-cancel]").trigger("click");
+    await flushPromises();
+    expect(requests[0]?.body).toEqual({ confirmed: false });
+    expect(w.find("[data-test=extension-confirmation]").exists()).toBe(false);
+    expect(w.get("[data-test=composer-error]").text()).toBe("Confirmation is no longer pending");
+  });
+});
+
+describe("Composer sessions", () => {
+  it("keeps a draft per session", async () => {
+    const { wrapper: w } = mountComposer(activeOf());
+    await w.get("[data-test=composer-input]").setValue("draft for s1");
+    await w.setProps({ sessionId: "s2", active: activeOf({}, 1, "s2") });
+    expect((w.get("[data-test=composer-input]").element as HTMLTextAreaElement).value).toBe("");
+    await w.setProps({ sessionId: "s1", active: activeOf() });
+    expect((w.get("[data-test=composer-input]").element as HTMLTextAreaElement).value).toBe("draft for s1");
+  });
+});

@@ -1,0 +1,95 @@
+/**
+ * Test support for the composer: Active snapshots, and a fake backend behind `fetch` (the network boundary
+ * of http.ts) that records each request and answers from a handler.
+ */
+import { vi } from "vitest";
+import type { Active, ActiveState, Model, PromptQueue } from "../../../../domain/runtime/runtime-types.ts";
+
+export const FAUX_MODEL: Model = {
+  id: "faux-1",
+  name: "Faux One",
+  provider: "faux",
+  supportsImages: true,
+  supportsUltrafast: false,
+  availableThinkingLevels: ["off", "low", "high"],
+};
+
+export const FAST_MODEL: Model = {
+  id: "gpt-6-astra",
+  name: "GPT-6 Astra",
+  provider: "openai",
+  supportsImages: true,
+  supportsUltrafast: true,
+  availableThinkingLevels: ["off", "low", "medium", "high"],
+};
+
+export function queueOf(revision: number, items: Array<[id: string, text: string]>, held = false): PromptQueue {
+  return { revision, held, error: "", items: items.map(([id, text]) => ({ id, text, imageCount: 0, status: "pending" })) };
+}
+
+export function activeOf(overrides: Partial<ActiveState> = {}, snapshotRevision = 1, id = "s1"): Active {
+  return {
+    id,
+    snapshotRevision,
+    path: `/tmp/${id}.jsonl`,
+    cwd: "/tmp/project",
+    diagnostics: [],
+    state: {
+      model: FAUX_MODEL,
+      availableModels: [FAUX_MODEL, FAST_MODEL],
+      thinkingLevel: "low",
+      availableThinkingLevels: ["off", "low", "high"],
+      isStreaming: false,
+      isCompacting: false,
+      pendingToolCalls: [],
+      pendingConfirmationCount: 0,
+      steeringMode: "one-at-a-time",
+      followUpMode: "one-at-a-time",
+      activeToolCount: 0,
+      activeToolNames: [],
+      contextUsage: { tokens: 42_000, contextWindow: 200_000, percent: 21 },
+      slashCommands: [],
+      promptQueue: queueOf(1, []),
+      queuedMessages: { steering: [], followUp: [] },
+      extensionUi: { statuses: {}, widgets: {}, notifications: [], confirmations: [] },
+      research: null,
+      ...overrides,
+    },
+  };
+}
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  body: unknown;
+}
+
+export interface FakeAnswer {
+  status?: number;
+  body: unknown;
+}
+
+/**
+ * Replaces global `fetch` with a fake backend: every request is recorded; `handler` gives the answer
+ * (default `{ ok: true }`). Call `restore()` (vi.unstubAllGlobals) after the test.
+ */
+export function fakeBackend(handler: (request: RecordedRequest) => FakeAnswer | undefined = () => undefined) {
+  const requests: RecordedRequest[] = [];
+  const fetchFake = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    const url = new URL(typeof input === "string" ? input : input instanceof URL ? input.href : input.url, "http://leyline.test");
+    const raw = init?.body;
+    const request: RecordedRequest = {
+      method: init?.method ?? "GET",
+      path: url.pathname + url.search,
+      body: typeof raw === "string" ? (JSON.parse(raw) as unknown) : undefined,
+    };
+    requests.push(request);
+    const answer = handler(request) ?? { body: { ok: true } };
+    return new Response(JSON.stringify(answer.body), {
+      status: answer.status ?? 200,
+      headers: { "content-type": "application/json" },
+    });
+  };
+  vi.stubGlobal("fetch", fetchFake);
+  return { requests, restore: () => vi.unstubAllGlobals() };
+}

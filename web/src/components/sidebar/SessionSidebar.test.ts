@@ -1,0 +1,165 @@
+import { flushPromises, mount } from "@vue/test-utils";
+import { createPinia, setActivePinia } from "pinia";
+import { beforeEach, describe, expect, it, vi } from "vitest";
+import { createMemoryHistory } from "vue-router";
+import type { SessionSummary } from "../../../../domain/session-summary.ts";
+import { researchSummary, summary } from "../../lib/session-fixtures.fixture.ts";
+import { createAppRouter } from "../../router.ts";
+import { useDialogsStore } from "../../stores/dialogs.store.ts";
+import { useOpenSessionStore } from "../../stores/open-session.store.ts";
+import { useSessionsStore } from "../../stores/sessions.store.ts";
+import DialogHost from "../app/DialogHost.vue";
+import SessionSidebar from "./SessionSidebar.vue";
+
+/** Local times relative to a fixed "now" (day groups are local calendar days). */
+const NOW = new Date(2026, 10, 30, 15, 0);
+const at = (daysAgo: number, hour = 10) => new Date(2026, 10, 30 - daysAgo, hour).toISOString();
+
+function rows(): SessionSummary[] {
+  const parent = summary("parent", { cwd: "/w/alpha", modified: at(0, 14), firstMessage: "Research the parsers", research: researchSummary("parent", { status: "running", phase: "gather" }) });
+  return [
+    parent,
+    summary("child-1", { cwd: "/tmp/sub", isSubagentSession: true, parentSessionPath: parent.path, modified: at(0, 13), firstMessage: "t1: parser a" }),
+    summary("child-2", { cwd: "/tmp/sub", isSubagentSession: true, parentSessionPath: parent.path, modified: at(0, 12), firstMessage: "t2: parser b" }),
+    summary("today", { cwd: "/w/alpha", modified: at(0, 9), name: "Named today" }),
+    summary("yesterday", { cwd: "/w/alpha", modified: at(1), firstMessage: "Fix the flaky test" }),
+    summary("week", { cwd: "/w/alpha", modified: at(4), research: researchSummary("week", { status: "complete", phase: "report" }) }),
+    summary("old", { cwd: "/w/alpha", modified: at(40), research: researchSummary("old", { status: "error" }) }),
+    summary("other-project", { cwd: "/w/beta", modified: at(0, 8), firstMessage: "Beta work on the flaky test" }),
+  ];
+}
+
+async function mountSidebar(state: { project?: string | null; openId?: string | null } = {}) {
+  const pinia = createPinia();
+  setActivePinia(pinia);
+  const sessions = useSessionsStore();
+  sessions.$patch({
+    sessions: rows(),
+    status: "ready",
+    now: NOW,
+    project: state.project === undefined ? "/w/alpha" : state.project,
+    indexStatus: { ready: true, filesOnDisk: 12, indexed: 11, invalid: 1 },
+  });
+  if (state.openId) useOpenSessionStore().$patch({ id: state.openId });
+  const router = createAppRouter(createMemoryHistory());
+  await router.push("/");
+  const wrapper = mount(
+    { components: { SessionSidebar, DialogHost }, template: "<div><SessionSidebar /><DialogHost /></div>" },
+    { global: { plugins: [pinia, router] }, attachTo: document.body },
+  );
+  await flushPromises();
+  return { wrapper, sessions, router };
+}
+
+const ids = (wrapper: { findAll(selector: string): Array<{ attributes(name: string): string | undefined }> }, selector: string) =>
+  wrapper.findAll(selector).map((el) => el.attributes("data-session-id"));
+
+describe("SessionSidebar", { timeout: 20_000 }, () => {
+  beforeEach(() => {
+    document.body.innerHTML = "";
+  });
+
+  it("groups the project's sessions by day and nests subagent sessions under their parent", async () => {
+    const { wrapper } = await mountSidebar();
+    const groups = wrapper.findAll("[data-test=session-group]");
+    expect(groups.map((g) => g.attributes("data-group"))).toEqual(["today", "yesterday", "week", "older"]);
+    expect(groups.map((g) => g.get("h3").text())).toEqual(["Today", "Yesterday", "Past 7 days", "Older"]);
+    const today = groups[0];
+    if (!today) throw new Error("no today group");
+    // Top-level rows of Today: the parent (with its children nested) and "today"; other-project is elsewhere.
+    expect(today.findAll(":scope > ul > li > [data-test=session-item]").map((el) => el.attributes("data-session-id"))).toEqual(["parent", "today"]);
+    const children = today.get("[data-test=subagent-children]");
+    expect(ids(children, "[data-test=session-item]")).toEqual(["child-1", "child-2"]);
+    expect(ids(wrapper, "[data-test=session-item]")).not.toContain("other-project");
+    expect(wrapper.get("[data-session-id=today]").text()).toContain("Named today");
+  });
+
+  it("marks research sessions with their status", async () => {
+    const { wrapper } = await mountSidebar();
+    expect(wrapper.get("[data-session-id=parent]").attributes("data-research-status")).toBe("running");
+    expect(wrapper.get("[data-session-id=parent]").text()).toContain("Research · gather");
+    expect(wrapper.get("[data-session-id=week]").attributes("data-research-status")).toBe("complete");
+    expect(wrapper.get("[data-session-id=week]").text()).toContain("Report ready");
+    expect(wrapper.get("[data-session-id=old]").attributes("data-research-status")).toBe("error");
+    expect(wrapper.get("[data-session-id=today]").attributes("data-research-status")).toBeUndefined();
+  });
+
+  it("searches across projects while a query is typed, and Escape clears it", async () => {
+    const { wrapper } = await mountSidebar();
+    const search = wrapper.get("[data-test=session-search]");
+    expect(search.attributes("id")).toBe("session-search");
+    expect(wrapper.get("label[for=session-search]").text()).toContain("Search sessions");
+    await search.setValue("flaky TEST");
+    expect(ids(wrapper, "[data-test=session-item]")).toEqual(["other-project", "yesterday"]);
+    // Results from other projects show their folder.
+    expect(wrapper.get("[data-session-id=other-project]").text()).toContain("beta");
+    await search.setValue("no such thing");
+    expect(wrapper.get("[data-test=session-list]").text()).toContain("No session matches");
+    await search.trigger("keydown", { key: "Escape" });
+    expect((search.element as HTMLInputElement).value).toBe("");
+    expect(ids(wrapper, "[data-test=session-item]")).toContain("parent");
+  });
+
+  it("shows the index status line: files on disk, listed, unreadable", async () => {
+    const { wrapper, sessions } = await mountSidebar();
+    expect(wrapper.get("[data-test=index-status]").text()).toBe("12 session files on disk · 8 listed · 1 unreadable");
+    sessions.$patch({ indexStatus: null });
+    await flushPromises();
+    expect(wrapper.get("[data-test=index-status]").text()).toBe("8 listed");
+  });
+
+  it("marks the open session and navigates when a row is clicked", async () => {
+    const { wrapper, router } = await mountSidebar({ openId: "today" });
+    expect(wrapper.get("[data-session-id=today] a").attributes("aria-current")).toBe("page");
+    await wrapper.get("[data-session-id=yesterday] .meta").trigger("click");
+    // The workbench route is a lazy chunk: navigation completes once it loaded.
+    await vi.waitFor(() => expect(router.currentRoute.value.fullPath).toBe("/sessions/yesterday"), { timeout: 15_000 });
+    await wrapper.get("[data-test=new-session]").trigger("click");
+    await flushPromises();
+    expect(router.currentRoute.value.fullPath).toBe("/?start=1");
+  });
+
+  it("collapses subagent children with an accessible toggle", async () => {
+    const { wrapper } = await mountSidebar();
+    const toggle = wrapper.get("[aria-controls=children-parent]");
+    expect(toggle.attributes("aria-expanded")).toBe("true");
+    expect(toggle.text()).toContain("2 subagent sessions");
+    await toggle.trigger("click");
+    expect(toggle.attributes("aria-expanded")).toBe("false");
+    expect(wrapper.get("[data-test=subagent-children]").isVisible()).toBe(false);
+  });
+
+  it("asks before deleting; Cancel keeps the session and sends nothing", async () => {
+    const { wrapper, sessions } = await mountSidebar();
+    await wrapper.get("[data-session-id=yesterday] [data-test=session-delete]").trigger("click");
+    await flushPromises();
+    const dialogs = useDialogsStore();
+    expect(dialogs.current?.title).toBe("Delete this session?");
+    expect(wrapper.get("[data-test=confirm-dialog]").text()).toContain("Fix the flaky test");
+    expect(wrapper.get("[data-test=confirm-ok]").text()).toBe("Delete");
+    await wrapper.get("[data-test=confirm-cancel]").trigger("click");
+    await flushPromises();
+    expect(dialogs.current).toBeNull();
+    expect(sessions.byId("yesterday")).toBeDefined();
+  });
+
+  it("renames inline: Escape cancels without a request", async () => {
+    const { wrapper, sessions } = await mountSidebar();
+    await wrapper.get("[data-session-id=today] [data-test=session-rename]").trigger("click");
+    await flushPromises();
+    const input = wrapper.get("[data-test=session-rename-input]");
+    expect((input.element as HTMLInputElement).value).toBe("Named today");
+    expect(document.activeElement).toBe(input.element);
+    await input.setValue("Changed");
+    await input.trigger("keydown", { key: "Escape" });
+    await flushPromises();
+    expect(wrapper.find("[data-test=session-rename-input]").exists()).toBe(false);
+    expect(sessions.byId("today")?.name).toBe("Named today");
+  });
+
+  it("without a project, lists every session with its folder", async () => {
+    const { wrapper } = await mountSidebar({ project: null });
+    expect(ids(wrapper, "[data-test=session-item]")).toContain("other-project");
+    expect(wrapper.get(".head .name").text()).toBe("All projects");
+  });
+});

@@ -1,0 +1,244 @@
+import "../../markdown/dom-node-name.fixture.ts";
+import { flushPromises, mount, type VueWrapper } from "@vue/test-utils";
+import { afterEach, describe, expect, it } from "vitest";
+import type { ResearchState } from "../../../../domain/research/research-types.ts";
+import type { TranscriptEntry } from "../../../../domain/transcript/transcript-types.ts";
+import { loadMarkdownRenderer } from "../../markdown/load-markdown.ts";
+import { activeOf, fakeBackend, type FakeAnswer, type RecordedRequest } from "../composer/composer.fixture.ts";
+import { assistantEntry, everyEntryType, syntheticTranscript, toolEntry, userEntry } from "./transcript.fixture.ts";
+import type { StreamingMessage } from "./transcript-rows.ts";
+import TranscriptView from "./TranscriptView.vue";
+
+let wrapper: VueWrapper | undefined;
+let backend: ReturnType<typeof fakeBackend> | undefined;
+afterEach(() => {
+  wrapper?.unmount();
+  wrapper = undefined;
+  backend?.restore();
+  backend = undefined;
+});
+
+type Props = { entries: TranscriptEntry[]; streaming?: StreamingMessage | null; research?: ResearchState | null; thinkingDefault?: "collapsed" | "expanded"; busy?: boolean };
+
+async function mountView(props: Props, handler?: (request: RecordedRequest) => FakeAnswer | undefined) {
+  backend = fakeBackend(handler);
+  await loadMarkdownRenderer();
+  wrapper = mount(TranscriptView, { props: { sessionId: "s1", ...props }, attachTo: document.body });
+  await flushPromises();
+  return wrapper;
+}
+
+const renderedIds = (w: VueWrapper) => w.findAll("[data-test=entry]").map((e) => e.attributes("data-entry-id"));
+const entry = (w: VueWrapper, id: string) => w.get(`[data-test=entry][data-entry-id="${id}"]`);
+
+describe("TranscriptView virtualization", () => {
+  it("keeps only a window of a 10,000-entry transcript in the DOM, opening at the latest entry", async () => {
+    const entries = syntheticTranscript(10_000);
+    const started = performance.now();
+    const w = await mountView({ entries });
+    const mountedMs = performance.now() - started;
+
+    const first = renderedIds(w);
+    expect(first.length).toBeGreaterThan(3);
+    expect(first.length).toBeLessThan(60);
+    expect(first).toContain("n9999");
+    expect(first).not.toContain("n0");
+
+    // Scroll to the middle: a different window, still small.
+    const scroller = w.get("[role=log]").element as HTMLElement;
+    const scrolls: number[] = [];
+    for (const fraction of [0.5, 0.25, 0]) {
+      const t = performance.now();
+      scroller.scrollTop = Math.round(Number.parseFloat((w.get(".sizer").element as HTMLElement).style.height) * fraction);
+      scroller.dispatchEvent(new Event("scroll"));
+      await flushPromises();
+      scrolls.push(performance.now() - t);
+      const ids = renderedIds(w);
+      expect(ids.length).toBeLessThan(60);
+      expect(ids).not.toContain("n9999");
+    }
+    expect(renderedIds(w)).toContain("n0");
+    expect(w.findAll(".row").length).toBeLessThan(60);
+    console.info(
+      `10,000-entry transcript: mounted in ${mountedMs.toFixed(0)} ms with ${first.length} rows in the DOM; ` +
+        `scroll re-renders ${scrolls.map((ms) => `${ms.toFixed(0)} ms`).join(", ")} (happy-dom)`,
+    );
+  }, 30_000);
+});
+
+describe("TranscriptView entries", () => {
+  it("renders every entry type with its data attributes, and hides undisplayed custom messages", async () => {
+    const w = await mountView({ entries: everyEntryType() });
+    const types = w.findAll("[data-test=entry]").map((e) => [e.attributes("data-entry-id"), e.attributes("data-entry-type"), e.attributes("data-role")]);
+    expect(types).toEqual([
+      ["e0", "system", ""],
+      ["e1", "model_change", ""],
+      ["e2", "thinking_level_change", ""],
+      ["e3", "message", "user"],
+      ["e4", "message", "assistant"],
+      ["e4:call-1", "tool", ""],
+      ["e5", "bash", ""],
+      ["e6", "compaction", ""],
+      ["e7", "branch_summary", ""],
+      ["e8", "message", "custom"],
+    ]);
+    expect(entry(w, "e3").find("strong").text()).toBe("bug");
+    expect(entry(w, "e4").find("code").text()).toBe("app.ts");
+    expect(entry(w, "e1").text()).toContain("faux-1");
+    expect(entry(w, "e5").text()).toContain("$ npm test");
+    expect(entry(w, "e5").get("[data-test=bash-output]").text()).toBe("1 passed");
+    expect(entry(w, "e6").text()).toContain("12,345 tokens before");
+    await entry(w, "e6").get("[data-test=summary-toggle]").trigger("click");
+    expect(entry(w, "e6").text()).toContain("Earlier: fixed a bug.");
+    await entry(w, "e0").get("[data-test=system-toggle]").trigger("click");
+    expect(entry(w, "e0").text()).toContain("read");
+  });
+
+  it("shows a tool call's name, status, diff colours, arguments, result and images", async () => {
+    const pending = toolEntry("a1", "c2", { status: "pending", resultText: "", resultEntryId: null, name: "bash", arguments: { command: "ls -la" }, diff: undefined, file: undefined });
+    const failed = toolEntry("a1", "c3", { status: "error", isError: true, name: "read", resultText: "ENOENT: no such file", arguments: { path: "missing.txt" }, diff: undefined, file: undefined });
+    const pictured = toolEntry("a1", "c4", {
+      name: "screenshot",
+      arguments: {},
+      diff: undefined,
+      file: undefined,
+      resultImages: [{ type: "image", mimeType: "image/png", data: "iVBORw0KGgo=" }, { type: "image", mimeType: "text/html", data: "PHNjcmlwdD4=" }],
+    });
+    const w = await mountView({ entries: [toolEntry("a1", "c1"), pending, failed, pictured] });
+
+    const edit = entry(w, "a1:c1");
+    expect(edit.get("[data-test=tool-name]").text()).toBe("edit");
+    expect(edit.get("[data-test=tool-status]").attributes("data-status")).toBe("done");
+    expect(edit.findAll("[data-test=diff] [data-kind=del]").map((l) => l.text())).toEqual(["-const a = 1;"]);
+    expect(edit.findAll("[data-test=diff] [data-kind=add]").map((l) => l.text())).toEqual(["+const a = 2;"]);
+    expect(edit.find("[data-test=tool-arguments]").exists()).toBe(false);
+    await edit.get("[data-test=tool-arguments-toggle]").trigger("click");
+    expect(JSON.parse(edit.get("[data-test=tool-arguments]").text())).toEqual({ path: "src/app.ts", oldText: "a", newText: "b" });
+    expect(edit.get("[data-test=tool-result]").text()).toBe("Edited src/app.ts");
+
+    const running = entry(w, "a1:c2");
+    expect(running.get("[data-test=tool-status]").attributes("data-status")).toBe("pending");
+    expect(running.get("[data-test=tool-arguments]").text()).toBe('{\n  "command": "ls -la"\n}');
+    expect(running.find("[data-test=tool-result]").exists()).toBe(false);
+
+    expect(entry(w, "a1:c3").get("[data-test=tool-status]").attributes("data-status")).toBe("error");
+    expect(entry(w, "a1:c3").get("[data-test=tool-result]").classes()).toContain("error");
+
+    const images = entry(w, "a1:c4").findAll("[data-test=tool-image]");
+    expect(images.map((i) => i.attributes("src"))).toEqual(["data:image/png;base64,iVBORw0KGgo="]);
+  });
+
+  it("clips long tool output until asked for all of it", async () => {
+    const long = Array.from({ length: 40 }, (_, i) => `line ${i}`).join("\n");
+    const w = await mountView({ entries: [toolEntry("a1", "c1", { resultText: long, diff: undefined })] });
+    expect(w.get("[data-test=tool-result]").text().split("\n")).toHaveLength(14);
+    await w.get("[data-test=tool-result-toggle]").trigger("click");
+    expect(w.get("[data-test=tool-result]").text().split("\n")).toHaveLength(40);
+  });
+
+  it("collapses thinking by default and toggles one block at a time", async () => {
+    const entries = [assistantEntry("a1", "first", "thought one", 1), assistantEntry("a2", "second", "thought two", 2)];
+    const w = await mountView({ entries, thinkingDefault: "collapsed" });
+    expect(w.findAll("[data-test=thinking]").map((t) => t.attributes("data-open"))).toEqual(["false", "false"]);
+    expect(w.find("[data-test=thinking-text]").exists()).toBe(false);
+    await entry(w, "a2").get("[data-test=thinking-toggle]").trigger("click");
+    expect(w.findAll("[data-test=thinking]").map((t) => t.attributes("data-open"))).toEqual(["false", "true"]);
+    expect(entry(w, "a2").get("[data-test=thinking-text]").text()).toBe("thought two");
+    await entry(w, "a2").get("[data-test=thinking-toggle]").trigger("click");
+    expect(entry(w, "a2").find("[data-test=thinking-text]").exists()).toBe(false);
+
+    await w.setProps({ thinkingDefault: "expanded" });
+    expect(w.findAll("[data-test=thinking]").map((t) => t.attributes("data-open"))).toEqual(["true", "true"]);
+  });
+
+  it("shows the streaming message after the entries", async () => {
+    const streaming: StreamingMessage = { id: "m9", role: "assistant", text: "Working on **it**", thinking: "hmm", toolCalls: [{ id: "t1", name: "read", arguments: { path: "a.ts" } }] };
+    const w = await mountView({ entries: [userEntry("u1", "go")], streaming, thinkingDefault: "expanded" });
+    const live = w.get("[data-test=streaming]");
+    expect(live.find("strong").text()).toBe("it");
+    expect(live.get("[data-test=thinking-text]").text()).toBe("hmm");
+    expect(live.get("[data-test=streaming-tool-call]").text()).toContain("read");
+    await w.setProps({ streaming: { ...streaming, text: "Working on **it** now" } });
+    expect(w.get("[data-test=streaming]").text()).toContain("now");
+  });
+
+  it("turns report citations into events", async () => {
+    const report = assistantEntry("r1", "Findings [1](https://a.example/x).", null, 1);
+    const research = { reportEntryId: "r1", reportTitle: "Survey" } as ResearchState;
+    const w = await mountView({ entries: [report], research });
+    expect(w.get("[data-test=report-title]").text()).toContain("Survey");
+    await w.get("[data-test=citation-link]").trigger("click");
+    expect(w.emitted("citation")?.[0]?.[0]).toMatchObject({ number: 1, href: "https://a.example/x" });
+  });
+});
+
+describe("TranscriptView actions", () => {
+  const entries = () => [userEntry("u1", "first prompt", 1), assistantEntry("a1", "answer", null, 2), toolEntry("a1", "c1", {}, 3)];
+
+  it("forks from an entry and emits the new session id", async () => {
+    const w = await mountView({ entries: entries() }, () => ({ body: { ok: true, active: activeOf({}, 1, "forked-1"), detail: { session: {}, entries: [] } } }));
+    await entry(w, "a1:c1").get("[data-test=entry-fork]").trigger("click");
+    await flushPromises();
+    expect(backend?.requests).toEqual([{ method: "POST", path: "/api/pi/sessions/s1/fork", body: { entryId: "a1-result" } }]);
+    expect(w.emitted("forked")).toEqual([["forked-1"]]);
+  });
+
+  it("resets to an entry only after confirmation", async () => {
+    const w = await mountView({ entries: entries() }, (request) =>
+      request.path === "/api/pi/active-session" ? { body: { active: activeOf() } } : { body: { ok: true, active: activeOf({}, 5), detail: { session: {}, entries: [] } } },
+    );
+    await entry(w, "a1").get("[data-test=entry-reset]").trigger("click");
+    await w.get("[data-test=confirm-cancel]").trigger("click");
+    expect(w.find("[data-test=confirm-ok]").exists()).toBe(false);
+    expect(backend?.requests).toEqual([]);
+
+    await entry(w, "a1").get("[data-test=entry-reset]").trigger("click");
+    await w.get("[data-test=confirm-ok]").trigger("click");
+    await flushPromises();
+    expect(backend?.requests.map((r) => [r.path, r.body])).toEqual([
+      ["/api/pi/active-session", { id: "s1" }],
+      ["/api/pi/reset-to-entry", { entryId: "a1" }],
+    ]);
+    expect(w.emitted("reset")?.[0]?.[0]).toMatchObject({ entryId: "a1", active: { snapshotRevision: 5 } });
+    expect(w.find("[data-test=confirm-ok]").exists()).toBe(false);
+  });
+
+  it("edits and resubmits a prompt inline", async () => {
+    const w = await mountView({ entries: entries() }, () => ({ body: { ok: true, active: activeOf({ isStreaming: true }, 3) } }));
+    expect(entry(w, "a1").find("[data-test=entry-edit]").exists()).toBe(false);
+    await entry(w, "u1").get("[data-test=entry-edit]").trigger("click");
+    const input = entry(w, "u1").get("[data-test=prompt-editor-input]");
+    expect((input.element as HTMLTextAreaElement).value).toBe("first prompt");
+    await input.setValue("a better prompt");
+    await input.trigger("keydown", { key: "Enter", shiftKey: true });
+    expect(backend?.requests).toEqual([]);
+    await input.trigger("keydown", { key: "Enter" });
+    await flushPromises();
+    expect(backend?.requests).toEqual([{ method: "POST", path: "/api/pi/sessions/s1/edit-prompt", body: { entryId: "u1", text: "a better prompt" } }]);
+    expect(w.emitted("edited")).toHaveLength(1);
+    expect(entry(w, "u1").find("[data-test=prompt-editor]").exists()).toBe(false);
+  });
+
+  it("offers no reset or edit while the runtime is busy", async () => {
+    const w = await mountView({ entries: entries(), busy: true });
+    expect(w.find("[data-test=entry-reset]").exists()).toBe(false);
+    expect(w.find("[data-test=entry-edit]").exists()).toBe(false);
+    expect(w.findAll("[data-test=entry-fork]")).toHaveLength(3);
+  });
+
+  it("copies an entry's text", async () => {
+    const w = await mountView({ entries: entries() });
+    await entry(w, "a1").get("[data-test=entry-copy]").trigger("click");
+    await flushPromises();
+    expect(await navigator.clipboard.readText()).toBe("answer");
+    expect(entry(w, "a1").get("[data-test=entry-copy]").attributes("aria-label")).toBe("Copied");
+  });
+
+  it("shows a failed action in words", async () => {
+    const w = await mountView({ entries: entries() }, () => ({ status: 500, body: { error: "Cannot fork while the session is compacting" } }));
+    await entry(w, "u1").get("[data-test=entry-fork]").trigger("click");
+    await flushPromises();
+    expect(w.get("[data-test=transcript-error]").text()).toContain("Cannot fork while the session is compacting");
+    expect(w.emitted("forked")).toBeUndefined();
+  });
+});

@@ -1,0 +1,136 @@
+// @vitest-environment node
+// The client stores against the real backend with a real runtime host (in-process workers, pi-ai's scripted
+// faux model): start a session, watch a prompt stream into the open session and land in its transcript,
+// rename and delete from the list, reopen a persisted session (its runtime starts on open), a missing id.
+import type { AddressInfo } from "node:net";
+import { createPinia, setActivePinia } from "pinia";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { watch } from "vue";
+import WebSocket from "ws";
+import type { TranscriptEntry } from "../../../domain/transcript/transcript-types.ts";
+import { runtimeApiSuite } from "../../../api/runtime-api.fixture.ts";
+import type { SocketLike } from "../api/events-socket.ts";
+import { http, setApiBase } from "../api/http.ts";
+import { startSession } from "../views/start-session.ts";
+import { useConnectionStore } from "./connection.store.ts";
+import { useNoticesStore } from "./notices.store.ts";
+import { useOpenSessionStore } from "./open-session.store.ts";
+import { useRuntimesStore } from "./runtimes.store.ts";
+import { useSessionsStore } from "./sessions.store.ts";
+
+const suite = runtimeApiSuite("leyline-web-stores-");
+const stopped: Array<() => void> = [];
+
+beforeAll(suite.setUp);
+afterEach(async () => {
+  for (const stop of stopped.splice(0)) stop();
+  await suite.closeApps();
+  setApiBase("");
+});
+afterAll(suite.tearDown);
+
+const messageRoles = (entries: readonly TranscriptEntry[]) => entries.flatMap((e) => (e.type === "message" ? [e.role] : []));
+const waitFor = <T>(check: () => T, timeout = 20_000) => vi.waitFor(check, { timeout, interval: 15 });
+
+async function setUp(turns: Array<{ match?: string; text?: string; thinking?: string }>) {
+  const app = await suite.makeApp({ turns });
+  await app.listen({ port: 0, host: "127.0.0.1" });
+  const port = (app.server.address() as AddressInfo).port;
+  setApiBase(`http://127.0.0.1:${port}`);
+  setActivePinia(createPinia());
+  const connection = useConnectionStore();
+  stopped.push(() => connection.stop());
+  connection.start({ wsBase: `ws://127.0.0.1:${port}`, createSocket: (url) => new WebSocket(url) as unknown as SocketLike });
+  await waitFor(() => expect(connection.status).toBe("connected"));
+  return {
+    app,
+    connection,
+    sessions: useSessionsStore(),
+    openSession: useOpenSessionStore(),
+    runtimes: useRuntimesStore(),
+    notices: useNoticesStore(),
+  };
+}
+
+describe("stores ↔ a real runtime", { timeout: 60_000 }, () => {
+  it("starts a session, streams a prompt's answer live, then shows it from the refetched transcript", async () => {
+    const { sessions, openSession, runtimes, connection } = await setUp([
+      { match: "hello", thinking: "The user greets me.", text: "Hello from the faux model, streamed in several small pieces of text." },
+    ]);
+    const { id, warnings } = await startSession({ cwd: suite.dirs.cwd, kind: "session" });
+    expect(warnings).toEqual([]);
+    expect(openSession.id).toBe(id);
+    expect(openSession.status).toBe("ready");
+    expect(openSession.entries).toEqual([]);
+    expect(sessions.byId(id)).toBeDefined();
+    // The socket refocuses on the new session and gets its full snapshot.
+    await waitFor(() => expect(openSession.active?.id).toBe(id));
+    await waitFor(() => expect(connection.status).toBe("connected"));
+
+    const streamed: string[] = [];
+    const states: string[] = [];
+    const stopWatch = watch(
+      () => [openSession.streaming?.text ?? null, openSession.runState] as const,
+      ([text, state]) => {
+        if (text !== null) streamed.push(text);
+        states.push(state);
+      },
+      { flush: "sync" },
+    );
+    stopped.push(stopWatch);
+
+    await http.post(`/api/pi/sessions/${encodeURIComponent(id)}/prompt`, { text: "hello there" });
+    await waitFor(() => {
+      const assistant = openSession.entries.find((e) => e.type === "message" && e.role === "assistant");
+      expect(assistant?.type === "message" ? assistant.text : "").toContain("Hello from the faux model");
+    });
+    await waitFor(() => expect(openSession.streaming).toBeNull());
+    await waitFor(() => expect(openSession.runState).toBe("finished"));
+
+    // The partial message was visible while the turn ran, growing to the full answer.
+    expect(streamed.length).toBeGreaterThan(0);
+    expect(streamed.at(-1)).toContain("Hello from the faux model");
+    expect(states).toContain("working");
+    expect(messageRoles(openSession.entries)).toEqual(["user", "assistant"]);
+    expect(runtimes.activeOf(id)?.state.isStreaming).toBe(false);
+    // The list row follows (first message) after the debounced refresh.
+    await waitFor(() => expect(sessions.byId(id)?.firstMessage).toBe("hello there"));
+  });
+
+  it("renames and deletes through the list; reopening a persisted session starts its runtime", async () => {
+    const { app, sessions, openSession, runtimes } = await setUp([{ text: "Noted." }]);
+    const { id } = await startSession({ cwd: suite.dirs.cwd, kind: "session" });
+    await http.post(`/api/pi/sessions/${encodeURIComponent(id)}/prompt`, { text: "remember this" });
+    await waitFor(() => expect(messageRoles(openSession.entries)).toEqual(["user", "assistant"]));
+    const entryCount = openSession.entries.length;
+
+    await sessions.rename(id, "  My   renamed session ");
+    expect(sessions.byId(id)?.name).toBe("My renamed session");
+
+    // Close the runtime (as idle cleanup would), then open the session again from its file.
+    openSession.close();
+    await app.leyline.host.close(id);
+    await waitFor(() => expect(runtimes.isOpen(id)).toBe(false));
+    await openSession.open(id);
+    expect(openSession.status).toBe("ready");
+    expect(openSession.entries).toHaveLength(entryCount);
+    expect(openSession.runtimeStatus).toBe("open");
+    await waitFor(() => expect(openSession.active?.id).toBe(id));
+
+    await sessions.refresh();
+    expect(sessions.byId(id)).toBeDefined();
+    openSession.close();
+    await sessions.remove(id);
+    expect(sessions.byId(id)).toBeUndefined();
+    await sessions.refresh();
+    expect(sessions.byId(id)).toBeUndefined();
+  });
+
+  it("an unknown session id shows as missing, without an error toast", async () => {
+    const { openSession, notices } = await setUp([]);
+    await openSession.open("no-such-session");
+    expect(openSession.status).toBe("missing");
+    expect(openSession.error).toContain("not found");
+    expect(notices.notices).toEqual([]);
+  });
+});

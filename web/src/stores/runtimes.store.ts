@@ -1,0 +1,131 @@
+import { defineStore } from "pinia";
+import { ref } from "vue";
+import type { Active, ActiveSnapshot, ExtensionUiState } from "../../../domain/runtime/runtime-types.ts";
+import { asActiveSnapshot, isFullSnapshot, shouldApplySnapshot, type StoredSnapshot } from "../lib/snapshot-order.ts";
+import { EMPTY_STREAM, nextStream, type StreamingMessage, type StreamState } from "../lib/streaming-message.ts";
+
+/**
+ * Open runtimes as the client knows them: the latest `Active` snapshot per session id (full for the session
+ * the events socket focuses, compact for others), the runtime roster, and the live streaming message of
+ * each session. Snapshots from the socket and from HTTP responses go through `applySnapshot`, which keeps
+ * only newer ones (lib/snapshot-order.ts). Callers of runtime actions that answer `{ active }` should pass
+ * it here too.
+ */
+export const useRuntimesStore = defineStore("runtimes", () => {
+  const snapshots = ref<Record<string, StoredSnapshot>>({});
+  const roster = ref<string[]>([]);
+  const streams = ref<Record<string, StreamState>>({});
+  /** Bumped when an events connection starts (see snapshot-order.ts). */
+  const generation = ref(0);
+
+  /** Takes a snapshot (any untyped body) when it is newer; returns it when applied, else null. */
+  function applySnapshot(value: unknown): ActiveSnapshot | null {
+    const snapshot = asActiveSnapshot(value);
+    if (snapshot === null) return null;
+    const current = snapshots.value[snapshot.id];
+    if (!shouldApplySnapshot(current, snapshot, generation.value)) return null;
+    snapshots.value = { ...snapshots.value, [snapshot.id]: { snapshot, full: isFullSnapshot(snapshot), generation: generation.value } };
+    return snapshot;
+  }
+
+  /** A new events connection: its snapshot burst replaces what we had; streams restart from the next update. */
+  function beginGeneration(): void {
+    generation.value += 1;
+    streams.value = {};
+  }
+
+  function applyRoster(sessionIds: readonly string[]): void {
+    roster.value = [...sessionIds];
+    const keep = new Set(sessionIds);
+    const next: Record<string, StoredSnapshot> = {};
+    for (const [id, stored] of Object.entries(snapshots.value)) if (keep.has(id)) next[id] = stored;
+    snapshots.value = next;
+    const nextStreams: Record<string, StreamState> = {};
+    for (const [id, stream] of Object.entries(streams.value)) if (keep.has(id)) nextStreams[id] = stream;
+    streams.value = nextStreams;
+  }
+
+  function remove(sessionId: string): void {
+    const { [sessionId]: _removed, ...rest } = snapshots.value;
+    snapshots.value = rest;
+    const { [sessionId]: _stream, ...otherStreams } = streams.value;
+    streams.value = otherStreams;
+    roster.value = roster.value.filter((id) => id !== sessionId);
+  }
+
+  /** extension_ui: the extension UI part of a session's snapshot (full or compact, as sent). */
+  function applyExtensionUi(sessionId: string, ui: unknown): void {
+    const stored = snapshots.value[sessionId];
+    if (stored === undefined || typeof ui !== "object" || ui === null) return;
+    const hasConfirmations = Array.isArray((ui as { confirmations?: unknown }).confirmations);
+    // A compact update must not strip the confirmations of a full snapshot.
+    if (stored.full && !hasConfirmations) return;
+    const state = { ...stored.snapshot.state, extensionUi: ui as ExtensionUiState };
+    const snapshot = { ...stored.snapshot, state } as ActiveSnapshot;
+    snapshots.value = { ...snapshots.value, [sessionId]: { ...stored, snapshot } };
+  }
+
+  /** A pi runtime event of a session: updates its streaming message. */
+  function applyRuntimeEvent(sessionId: string, event: { type: string; [key: string]: unknown }): void {
+    const before = streams.value[sessionId] ?? EMPTY_STREAM;
+    const after = nextStream(before, sessionId, event);
+    if (after !== before) streams.value = { ...streams.value, [sessionId]: after };
+  }
+
+  /**
+   * Drops a session's finished streaming message once the persisted transcript has it (after the detail
+   * refetch that followed message_end); a stream that started again since is kept.
+   */
+  function settleStream(sessionId: string, streamingId: string | null = null): void {
+    const stream = streams.value[sessionId];
+    if (stream === undefined || stream.message === null || !stream.ended) return;
+    if (streamingId !== null && stream.message.id !== streamingId) return;
+    streams.value = { ...streams.value, [sessionId]: { ...stream, message: null, ended: false } };
+  }
+
+  function snapshotOf(sessionId: string | null): ActiveSnapshot | null {
+    if (sessionId === null) return null;
+    return snapshots.value[sessionId]?.snapshot ?? null;
+  }
+
+  /** The full snapshot of a session, or null (not open, or only its compact form is known). */
+  function activeOf(sessionId: string | null): Active | null {
+    if (sessionId === null) return null;
+    const stored = snapshots.value[sessionId];
+    return stored !== undefined && stored.full ? (stored.snapshot as Active) : null;
+  }
+
+  function streamingOf(sessionId: string | null): StreamingMessage | null {
+    if (sessionId === null) return null;
+    return streams.value[sessionId]?.message ?? null;
+  }
+
+  function isOpen(sessionId: string): boolean {
+    return snapshots.value[sessionId] !== undefined || roster.value.includes(sessionId);
+  }
+
+  function reset(): void {
+    snapshots.value = {};
+    streams.value = {};
+    roster.value = [];
+  }
+
+  return {
+    snapshots,
+    roster,
+    streams,
+    generation,
+    applySnapshot,
+    beginGeneration,
+    applyRoster,
+    remove,
+    applyExtensionUi,
+    applyRuntimeEvent,
+    settleStream,
+    snapshotOf,
+    activeOf,
+    streamingOf,
+    isOpen,
+    reset,
+  };
+});

@@ -1,0 +1,142 @@
+import { flushPromises, mount } from "@vue/test-utils";
+import { createPinia, setActivePinia } from "pinia";
+import { afterEach, describe, expect, it } from "vitest";
+import { createMemoryHistory } from "vue-router";
+import type { TranscriptEntry } from "../../../domain/transcript/transcript-types.ts";
+import type { SessionDetail } from "../api/dto.ts";
+import { gatheringResearch, RESEARCH_SESSION_ID, researchEntries } from "../components/research/research.fixture.ts";
+import { activeSnapshot } from "../lib/active.fixture.ts";
+import { createAppRouter } from "../router.ts";
+import { useOpenSessionStore } from "../stores/open-session.store.ts";
+import { useRuntimesStore } from "../stores/runtimes.store.ts";
+import SessionView from "./SessionView.vue";
+
+const T = "2026-11-30T10:00:00.000Z";
+const base = { timestamp: T, rolloutFeedback: "" as const, rolloutFeedbackText: "", blocks: [], messageTimestamp: 0 };
+const entries: TranscriptEntry[] = [
+  { ...base, id: "u1", type: "message", role: "user", text: "Hello", copyText: "Hello", blocks: [{ type: "text", text: "Hello" }] },
+  {
+    ...base,
+    id: "a1",
+    type: "message",
+    role: "assistant",
+    text: "Hi there",
+    copyText: "Hi there",
+    blocks: [{ type: "text", text: "Hi there" }],
+    provider: "faux",
+    model: "faux-1",
+    stopReason: "stop",
+    usage: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 2, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
+  },
+];
+
+function detail(id: string, extra: Partial<SessionDetail["session"]> = {}, list = entries): SessionDetail {
+  return {
+    session: {
+      id,
+      path: `/agent/sessions/${id}.jsonl`,
+      cwd: "/w/project",
+      isSubagentSession: false,
+      firstMessage: "Hello",
+      messageCount: 2,
+      sessionFile: `/agent/sessions/${id}.jsonl`,
+      contextTokens: 2,
+      modified: T,
+      created: T,
+      research: null,
+      ...extra,
+    },
+    entries: list,
+  };
+}
+
+function setWidth(width: number): void {
+  (window as unknown as { happyDOM: { setViewport(v: { width: number; height: number }): void } }).happyDOM.setViewport({ width, height: 900 });
+}
+
+/** Mounts the workbench with the open session already loaded (no requests: `open` sees it is ready). */
+async function mountView(id: string, seed: SessionDetail | null, status: "ready" | "missing" | "error" = "ready", error = "") {
+  const pinia = createPinia();
+  setActivePinia(pinia);
+  useOpenSessionStore().$patch((state) => {
+    Object.assign(state, { id, detail: seed, status, error, runtimeStatus: "open" });
+  });
+  const router = createAppRouter(createMemoryHistory());
+  await router.push(`/sessions/${id}`);
+  const wrapper = mount(SessionView, { props: { id }, global: { plugins: [pinia, router] }, attachTo: document.body });
+  await flushPromises();
+  return wrapper;
+}
+
+describe("SessionView", () => {
+  afterEach(() => {
+    document.body.innerHTML = "";
+  });
+
+  it("places the transcript and the composer, titled by the session, with the run state shown and announced", async () => {
+    setWidth(1280);
+    const wrapper = await mountView("s1", detail("s1", { name: "My session" }));
+    expect(wrapper.get("h1.title").text()).toBe("My session");
+    expect(document.title).toBe("My session · Leyline");
+    expect(wrapper.find("[data-test=transcript]").exists()).toBe(true);
+    expect(wrapper.findAll("[data-test=entry]").length).toBeGreaterThanOrEqual(2);
+    expect(wrapper.find("[data-test=composer-input]").exists()).toBe(true);
+    expect(wrapper.find("[data-test=research-panel]").exists()).toBe(false);
+    // No runtime snapshot yet; the branch ends with an answer.
+    expect(wrapper.get("[data-test=workbench]").attributes("data-run-state")).toBe("finished");
+
+    const runtimes = useRuntimesStore();
+    runtimes.applySnapshot(activeSnapshot("s1", 1, { isStreaming: true }));
+    await flushPromises();
+    expect(wrapper.get("[data-test=workbench]").attributes("data-run-state")).toBe("working");
+    expect(wrapper.get(".session-head [role=status]").text()).toBe("Working");
+    runtimes.applySnapshot(activeSnapshot("s1", 2, { isStreaming: true, pendingConfirmationCount: 1 }));
+    await flushPromises();
+    expect(wrapper.get("[data-test=workbench]").attributes("data-run-state")).toBe("waiting");
+    expect(wrapper.get(".session-head [role=status]").text()).toBe("Waiting for you");
+    expect(wrapper.get(".state-bar").attributes("data-state")).toBe("waiting");
+  });
+
+  it("shows the research panel beside the transcript for a research session, as a tab on narrower screens", async () => {
+    const research = gatheringResearch();
+    setWidth(1440);
+    const wide = await mountView(RESEARCH_SESSION_ID, detail(RESEARCH_SESSION_ID, { research }, researchEntries(false)));
+    expect(wide.get("[data-test=research-panel]").attributes("data-session-id")).toBe(RESEARCH_SESSION_ID);
+    expect(wide.get("[data-test=phase-bar]").attributes("data-phase")).toBe("gather");
+    expect(wide.get("[data-test=transcript]").isVisible()).toBe(true);
+    expect(wide.find(".session-head [role=tablist]").exists()).toBe(false);
+    wide.unmount();
+
+    setWidth(1024);
+    const narrow = await mountView(RESEARCH_SESSION_ID, detail(RESEARCH_SESSION_ID, { research }, researchEntries(false)));
+    expect(narrow.find("[data-test=research-panel]").exists()).toBe(false);
+    const tabs = narrow.findAll(".session-head [role=tab]");
+    expect(tabs.map((t) => [t.text(), t.attributes("aria-selected")])).toEqual([
+      ["Transcript", "true"],
+      ["Research", "false"],
+    ]);
+    await tabs[1]?.trigger("click");
+    expect(narrow.find("[data-test=research-panel]").exists()).toBe(true);
+    expect(narrow.get("#workbench-transcript").isVisible()).toBe(false);
+  });
+
+  it("says in words when a session does not exist or cannot be loaded", async () => {
+    const wrapper = await mountView("gone", detail("gone"));
+    const openSession = useOpenSessionStore();
+    openSession.$patch({ detail: null, status: "missing", error: "Session not found" });
+    await flushPromises();
+    expect(wrapper.get("[data-test=session-missing]").text()).toContain("Session not found");
+    expect(wrapper.get("[data-test=session-missing]").text()).toContain("gone");
+    openSession.$patch({ status: "error", error: "The backend cannot be reached (fetch failed)." });
+    await flushPromises();
+    expect(wrapper.get("[data-test=session-error]").text()).toContain("The backend cannot be reached");
+    expect(wrapper.get("[data-test=session-error] button").text()).toBe("Try again");
+    // A failed refetch while the transcript is shown keeps it and says it may be stale.
+    openSession.$patch((state) => {
+      Object.assign(state, { detail: detail("gone"), status: "ready", error: "Internal server error" });
+    });
+    await flushPromises();
+    expect(wrapper.get("[data-test=session-error]").text()).toContain("may be out of date: Internal server error");
+    expect(wrapper.find("[data-test=transcript]").exists()).toBe(true);
+  });
+});
