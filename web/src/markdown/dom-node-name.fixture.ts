@@ -8,7 +8,8 @@
  * Import it before anything that creates a DOMPurify instance (the markdown chunk). Idempotent.
  */
 const MARK = Symbol.for("leyline.test.nodeNameGetter");
-const nodePrototype = Node.prototype as unknown as Record<symbol, unknown>;
+// Suites that run in the node environment (`@vitest-environment node`) have no DOM: nothing to patch there.
+const nodePrototype = (typeof Node === "undefined" ? { [MARK]: true } : Node.prototype) as unknown as Record<symbol, unknown>;
 
 if (nodePrototype[MARK] !== true) {
   const base = Object.getOwnPropertyDescriptor(Node.prototype, "nodeName");
