@@ -16,7 +16,7 @@ import type { FauxTurn } from "../../adapters/runtime/faux-script.ts";
 import { HOSTILE, RESEARCH_SESSION_ID, writeResearchSession } from "../support/research-session.ts";
 import { apiJson, createSession, e2eSuite, FLOW_TIMEOUT_MS } from "./support/e2e-suite.ts";
 import { sessionFolderName } from "./support/session-seed.ts";
-import { dt, sendPrompt, waitForMessage, waitForSessionUrl } from "./support/workbench-page.ts";
+import { dt, overflowingRight, sameRowProblem, sendPrompt, sidebarRowProblems, waitForMessage, waitForSessionUrl } from "./support/workbench-page.ts";
 
 const OBJECTIVE = "Research objective: how much did European heat pump sales grow in 2022?";
 const MATCH = "how much did European heat pump sales grow";
@@ -151,6 +151,8 @@ describe("a research session in the browser", { timeout: FLOW_TIMEOUT_MS }, () =
     const excluded = panel.locator(dt("source-item", { "data-status": "excluded" }));
     await excluded.waitFor();
     expect(await excluded.textContent()).toContain(`Paywalled and unverifiable ${HOSTILE}`);
+    // Long unbroken titles (hostile markup shown as text) wrap inside the rail instead of running past it.
+    expect(await overflowingRight(page.locator("#workbench-research"))).toEqual([]);
     await browser.screenshots("09-recorded-research", page, async (size) => {
       if (size.width < 1200) await page.getByRole("tab", { name: "Research" }).click();
     });
@@ -218,6 +220,11 @@ describe("a research session in the browser", { timeout: FLOW_TIMEOUT_MS }, () =
     await excluded.waitFor();
     expect(await excluded.textContent()).toContain("Unsourced blog claim");
     await rail.locator(dt("source-view-cited")).click();
+    // With the research rail open the composer is narrow: Send stays beside Interrupt. The open row's long
+    // title ends in an ellipsis before its actions instead of running under them.
+    expect(await sameRowProblem(page.locator(dt("interrupt")), page.locator(dt("send")), page.locator(dt("composer")))).toBe("");
+    expect(await sidebarRowProblems(page, sessionId)).toEqual([]);
+    expect(await overflowingRight(page.locator("#workbench-research"))).toEqual([]);
     await browser.screenshots("10-research-report", page, async (size) => {
       if (size.width < 1200) await page.getByRole("tab", { name: "Research" }).click();
     });

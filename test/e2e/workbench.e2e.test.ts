@@ -16,6 +16,7 @@ import {
   dt,
   messageEntries,
   queueTexts,
+  sameRowProblem,
   sendPrompt,
   waitForLongerText,
   waitForMessage,
@@ -93,9 +94,18 @@ describe("the workbench in a browser", { timeout: FLOW_TIMEOUT_MS }, () => {
     await sidebar.locator(dt("index-status")).waitFor();
     await browser.screenshots("01-start-and-sidebar");
 
+    const sidebarTime = (await item.locator("time").textContent()) ?? "";
     await item.click();
     expect(await waitForSessionUrl(page)).toBe(seeded.id);
     await waitForMessage(page, "user", "Is it efficient?");
+    // A recorded session reads at once; starting its runtime is the composer's business, not the header's.
+    expect(await page.locator(".session-head").textContent()).not.toContain("Starting");
+    // One time format everywhere (the browser's locale): the sidebar row and the transcript agree.
+    const entryTime = (await messageEntries(page, "user").first().locator("time").textContent()) ?? "";
+    const shape = (text: string) => text.trim().replace(/\d/g, "0").replace(/[AP]M/i, "XM");
+    expect(shape(entryTime)).not.toBe("");
+    // (After midnight the row says "Yesterday <time>".)
+    expect(shape(sidebarTime).endsWith(shape(entryTime)), `${sidebarTime} vs ${entryTime}`).toBe(true);
     expect(await messageEntries(page, "user").allTextContents()).toEqual([
       expect.stringContaining("What is a heat pump?"),
       expect.stringContaining("Is it efficient?"),
@@ -120,6 +130,11 @@ describe("the workbench in a browser", { timeout: FLOW_TIMEOUT_MS }, () => {
     await page.locator(dt("workbench", { "data-session-id": id })).waitFor();
     await page.locator(dt("composer-input")).waitFor();
     await waitForRunState(page, "idle");
+    // The empty new session is today's, also as the server lists it (a runtime pi has not saved: no times).
+    await page.reload();
+    await page.locator(dt("composer-input")).waitFor();
+    const today = page.locator(dt("session-group", { "data-group": "today" }));
+    await today.locator(dt("session-item", { "data-session-id": id })).waitFor();
     await browser.screenshots("03-new-session");
     expect(browser.errors).toEqual([]);
   });
@@ -135,14 +150,19 @@ describe("the workbench in a browser", { timeout: FLOW_TIMEOUT_MS }, () => {
     const first = await waitForLongerText(page, streaming, 40);
     const later = await waitForLongerText(page, streaming, first + 60);
     expect(later).toBeGreaterThan(first);
+    // The prompt shows while the reply streams (pi writes a new session's file only with the reply).
+    await waitForMessage(page, "user", "Explain streaming, please.");
+    expect(await page.locator(dt("transcript")).textContent()).not.toContain("The end of the streaming answer.");
     expect(await page.locator(streaming).textContent()).not.toContain("The end of the streaming answer.");
     await browser.screenshots("04-streaming");
 
-    await waitForMessage(page, "user", "Explain streaming, please.");
     const reply = await waitForMessage(page, "assistant", "The end of the streaming answer.");
     expect(await reply.textContent()).toContain("Sentence 10 about streaming");
     await page.locator(streaming).waitFor({ state: "detached" });
     await waitForRunState(page, "finished", "idle");
+    // The persisted prompt replaced the provisional one: shown once.
+    await expect.poll(() => messageEntries(page, "user").filter({ hasText: "Explain streaming, please." }).count()).toBe(1);
+    expect(await messageEntries(page, "user").count()).toBe(1);
     expect(browser.errors).toEqual([]);
   });
 
@@ -165,7 +185,13 @@ describe("the workbench in a browser", { timeout: FLOW_TIMEOUT_MS }, () => {
       "pending",
       "pending",
     ]);
-    await browser.screenshots("05-queue-reordered");
+    // At both sizes Send stays beside Interrupt (the pickers wrap instead).
+    const layout: string[] = [];
+    await browser.screenshots("05-queue-reordered", page, async (size) => {
+      const problem = await sameRowProblem(page.locator(dt("interrupt")), page.locator(dt("send")), page.locator(dt("composer")));
+      if (problem !== "") layout.push(`${size.width}px: ${problem}`);
+    });
+    expect(layout).toEqual([]);
 
     await waitForMessage(page, "assistant", "Answer to the first queued prompt.");
     await waitForRunState(page, "finished", "idle");
@@ -212,6 +238,11 @@ describe("the workbench in a browser", { timeout: FLOW_TIMEOUT_MS }, () => {
     await page.goto(`/sessions/${encodeURIComponent(seeded.id)}`);
     const prompt = await waitForMessage(page, "user", "Is it efficient?");
     await prompt.hover();
+    // Entry actions are drawn icons (font glyphs such as ⑂ render as empty boxes in Chromium).
+    for (const action of ["entry-copy", "entry-fork", "entry-reset"]) {
+      const icon = await prompt.locator(`${dt(action)} svg`).boundingBox();
+      expect(icon !== null && icon.width >= 8 && icon.height >= 8, action).toBe(true);
+    }
     await prompt.locator(dt("entry-fork")).click();
     const confirm = page.locator(dt("confirm-ok"));
     if (await confirm.isVisible()) await confirm.click();
@@ -223,6 +254,10 @@ describe("the workbench in a browser", { timeout: FLOW_TIMEOUT_MS }, () => {
     await waitForMessage(page, "assistant", "moves heat from a cold place");
     expect(await page.locator(dt("transcript")).textContent()).not.toContain("three to four units of heat");
     await expect.poll(() => page.locator(dt("sidebar")).locator(dt("session-item", { "data-session-id": forkId })).count()).toBe(1);
+    // A fork is a session of its own: top-level with a hint, not nested like a subagent session.
+    const forkItem = page.locator(dt("sidebar")).locator(dt("session-item", { "data-session-id": forkId }));
+    expect(await page.locator(`${dt("subagent-children")} ${dt("session-item", { "data-session-id": forkId })}`).count()).toBe(0);
+    expect(await forkItem.locator(dt("session-fork")).textContent()).toContain("fork");
     await browser.screenshots("07-forked");
     expect(browser.errors).toEqual([]);
   });

@@ -94,3 +94,72 @@ export async function waitForQueue(page: Page, texts: readonly string[]): Promis
     [dt("queue-item"), texts] as const,
   );
 }
+
+interface Box {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+async function boxOf(locator: Locator, what: string): Promise<Box> {
+  const box = await locator.boundingBox();
+  if (box === null) throw new Error(`${what} is not visible`);
+  return box;
+}
+
+/**
+ * Whether two controls sit on the same toolbar row (their vertical centres within 4 px), `b` after `a`, both
+ * inside `container`. Returns a description of the layout when they do not, "" when they do.
+ */
+export async function sameRowProblem(a: Locator, b: Locator, container: Locator): Promise<string> {
+  const [boxA, boxB, outer] = await Promise.all([boxOf(a, "first control"), boxOf(b, "second control"), boxOf(container, "container")]);
+  const centre = (box: Box) => box.y + box.height / 2;
+  const problems: string[] = [];
+  if (Math.abs(centre(boxA) - centre(boxB)) > 4) problems.push(`rows differ: ${JSON.stringify(boxA)} vs ${JSON.stringify(boxB)}`);
+  if (boxB.x < boxA.x + boxA.width - 1) problems.push("out of order");
+  for (const box of [boxA, boxB]) {
+    if (box.x < outer.x - 1 || box.x + box.width > outer.x + outer.width + 1) problems.push(`outside the container ${JSON.stringify(outer)}`);
+  }
+  return problems.join("; ");
+}
+
+/**
+ * A sidebar row with its actions shown (hovered or open): its title and meta line end before the rename
+ * button instead of running under it, and a long title ends in an ellipsis. Returns the problems found.
+ */
+export async function sidebarRowProblems(page: Page, sessionId: string): Promise<string[]> {
+  const row = page.locator(dt("session-item", { "data-session-id": sessionId }));
+  await row.hover();
+  const rename = await boxOf(row.locator(dt("session-rename")), "the rename button");
+  const problems: string[] = [];
+  for (const part of [".title", ".meta"]) {
+    const box = await boxOf(row.locator(part).first(), part);
+    if (box.x + box.width > rename.x + 0.5) problems.push(`${part} (${box.x}+${box.width}) runs under the actions (${rename.x})`);
+  }
+  const clipped = await row.locator(".title").first().evaluate((el) => {
+    const style = el.ownerDocument.defaultView?.getComputedStyle(el);
+    return { overflows: el.scrollWidth > el.clientWidth, ellipsis: style?.textOverflow === "ellipsis" };
+  });
+  if (clipped.overflows && !clipped.ellipsis) problems.push("the title is cut without an ellipsis");
+  return problems;
+}
+
+/** Elements inside `container` that stick out past its right edge (cut off or scrolled sideways), described. */
+export async function overflowingRight(container: Locator): Promise<string[]> {
+  interface Measured {
+    tagName: string;
+    getAttribute(name: string): string | null;
+    getBoundingClientRect(): { left: number; right: number; width: number };
+  }
+  return container.evaluate((root) => {
+    const outer = root.getBoundingClientRect();
+    const limit = outer.left + root.clientWidth + 1;
+    const found: string[] = [];
+    for (const el of Array.from(root.querySelectorAll("*") as Iterable<Measured>)) {
+      const box = el.getBoundingClientRect();
+      if (box.width > 1 && box.right > limit) found.push(`${el.tagName.toLowerCase()}.${el.getAttribute("class") ?? ""} +${Math.round(box.right - limit)}px`);
+    }
+    return found.slice(0, 8);
+  });
+}

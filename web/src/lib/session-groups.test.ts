@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { DAY_GROUPS, dayGroupOf, groupByDay, shortTimeLabel } from "./session-groups.ts";
+import { DAY_GROUPS, dayGroupOf, groupByDay, sessionDayGroup, sessionTime, shortTimeLabel } from "./session-groups.ts";
+import { clockTime } from "./time-format.ts";
 
 /** Local time (the groups are local calendar days). */
 const local = (y: number, m: number, d: number, h = 12, min = 0) => new Date(y, m - 1, d, h, min);
@@ -55,7 +56,7 @@ describe("groupByDay", () => {
       { id: "y", t: iso(local(2026, 11, 29, 9)) },
       { id: "none", t: undefined },
     ];
-    const groups = groupByDay(items, (i) => i.t, now);
+    const groups = groupByDay(items, (i) => dayGroupOf(i.t, now));
     expect(groups.map((g) => [g.group, g.label, g.items.map((i) => i.id)])).toEqual([
       ["today", "Today", ["a", "b"]],
       ["yesterday", "Yesterday", ["y"]],
@@ -64,14 +65,43 @@ describe("groupByDay", () => {
   });
 });
 
+describe("sessionTime and sessionDayGroup", () => {
+  const now = local(2026, 11, 30, 15);
+
+  it("uses the last activity, else the creation time", () => {
+    expect(sessionTime({ modified: iso(local(2026, 11, 30, 14)), timestamp: iso(local(2026, 11, 1)) })).toBe(iso(local(2026, 11, 30, 14)));
+    expect(sessionTime({ timestamp: iso(local(2026, 11, 30, 14)) })).toBe(iso(local(2026, 11, 30, 14)));
+    // An empty or unreadable `modified` (an unsaved detail row) does not hide the creation time.
+    expect(sessionTime({ modified: "", timestamp: iso(local(2026, 11, 29, 9)) })).toBe(iso(local(2026, 11, 29, 9)));
+    expect(sessionTime({ modified: "soon" })).toBeNull();
+  });
+
+  it("groups an empty new session by its creation, and a runtime pi has not saved yet under today", () => {
+    expect(sessionDayGroup({ timestamp: iso(local(2026, 11, 30, 14, 55)) }, now)).toBe("today");
+    expect(sessionDayGroup({ modified: "", timestamp: iso(local(2026, 11, 29, 9)) }, now)).toBe("yesterday");
+    expect(sessionDayGroup({}, now)).toBe("today");
+    expect(sessionDayGroup({ modified: "" }, now)).toBe("today");
+    expect(sessionDayGroup({ modified: iso(local(2025, 1, 1)), timestamp: iso(local(2026, 11, 30)) }, now)).toBe("older");
+  });
+});
+
 describe("shortTimeLabel", () => {
   it("is a clock time today, says Yesterday, a weekday within the week, a date before", () => {
     const now = local(2026, 11, 30, 15);
-    expect(shortTimeLabel(iso(local(2026, 11, 30, 9, 5)), now)).toBe("09:05");
-    expect(shortTimeLabel(iso(local(2026, 11, 29, 18, 0)), now)).toBe("Yesterday 18:00");
-    expect(shortTimeLabel(iso(local(2026, 11, 26, 8, 0)), now)).toMatch(/^Thu 08:00$/);
-    expect(shortTimeLabel(iso(local(2026, 3, 12)), now)).toBe("12 Mar");
-    expect(shortTimeLabel(iso(local(2024, 3, 12)), now)).toBe("12 Mar 2024");
+    expect(shortTimeLabel(iso(local(2026, 11, 30, 9, 5)), now, "en-GB")).toBe("09:05");
+    expect(shortTimeLabel(iso(local(2026, 11, 29, 18, 0)), now, "en-GB")).toBe("Yesterday 18:00");
+    expect(shortTimeLabel(iso(local(2026, 11, 26, 8, 0)), now, "en-GB")).toMatch(/^Thu 08:00$/);
+    expect(shortTimeLabel(iso(local(2026, 3, 12)), now, "en-GB")).toBe("12 Mar");
+    expect(shortTimeLabel(iso(local(2024, 3, 12)), now, "en-GB")).toBe("12 Mar 2024");
     expect(shortTimeLabel(undefined, now)).toBe("");
+  });
+
+  it("follows the locale's clock, the same way the transcript writes times (no forced 24-hour clock)", () => {
+    const now = local(2026, 11, 30, 16);
+    const at = local(2026, 11, 30, 15, 29);
+    expect(shortTimeLabel(iso(at), now, "en-US")).toBe(clockTime(at, "en-US"));
+    expect(shortTimeLabel(iso(at), now, "en-US")).toMatch(/^0?3:29\sPM$/);
+    expect(shortTimeLabel(iso(at), now, "de-DE")).toBe("15:29");
+    expect(shortTimeLabel(iso(local(2026, 11, 29, 15, 29)), now, "en-US")).toBe(`Yesterday ${clockTime(at, "en-US")}`);
   });
 });

@@ -5,7 +5,7 @@
  * message, the folder or the id.
  */
 import type { SessionSummary } from "../../../domain/session-summary.ts";
-import { parseTime } from "./session-groups.ts";
+import { parseTime, sessionTime } from "./session-groups.ts";
 
 export function queryWords(query: string): string[] {
   return query
@@ -38,7 +38,7 @@ export function projectSessions(sessions: readonly SessionSummary[], cwd: string
     for (const s of sessions) {
       const key = s.path || s.id;
       if (included.has(key)) continue;
-      if (s.parentSessionPath !== undefined && included.has(s.parentSessionPath)) {
+      if (s.isSubagentSession && s.parentSessionPath !== undefined && included.has(s.parentSessionPath)) {
         included.add(key);
         changed = true;
       }
@@ -67,7 +67,7 @@ export function recentProjects(sessions: readonly SessionSummary[]): ProjectFold
   const byCwd: Record<string, ProjectFolder> = {};
   for (const s of sessions) {
     if (s.isSubagentSession || s.cwd === "") continue;
-    const time = s.modified ?? s.timestamp ?? "";
+    const time = sessionTime(s) ?? "";
     const entry = byCwd[s.cwd];
     if (entry === undefined) byCwd[s.cwd] = { cwd: s.cwd, sessionCount: 1, latest: time };
     else {

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { summary } from "./session-fixtures.fixture.ts";
-import { nestSubagents, subtreeHas, subtreeSize, type SessionNode } from "./session-tree.ts";
+import { forkedFrom, nestSubagents, subtreeHas, subtreeSize, type SessionNode } from "./session-tree.ts";
 
 const shape = (nodes: SessionNode[]): unknown => nodes.map((n) => (n.children.length ? [n.session.id, shape(n.children)] : n.session.id));
 
@@ -15,6 +15,17 @@ describe("nestSubagents", () => {
     expect(shape(nestSubagents([c1, other, grandchild, parent, c2]))).toEqual(["o", ["p", ["c1", ["c2", ["g"]]]]]);
   });
 
+  it("keeps forks top-level: only subagent sessions nest, a fork names the session it came from", () => {
+    const parent = summary("p");
+    const fork = summary("f", { parentSessionPath: parent.path });
+    const child = summary("c", { isSubagentSession: true, parentSessionPath: parent.path });
+    expect(shape(nestSubagents([fork, parent, child]))).toEqual(["f", ["p", ["c"]]]);
+    expect(forkedFrom(fork, [fork, parent, child])?.id).toBe("p");
+    expect(forkedFrom(child, [fork, parent, child])).toBeNull();
+    expect(forkedFrom(parent, [fork, parent, child])).toBeNull();
+    expect(forkedFrom(summary("g", { parentSessionPath: "/elsewhere/x.jsonl" }), [parent])).toBeNull();
+  });
+
   it("keeps a child whose parent is not listed as a root", () => {
     const orphan = summary("x", { isSubagentSession: true, parentSessionPath: "/elsewhere/parent.jsonl" });
     expect(shape(nestSubagents([orphan, summary("a")]))).toEqual(["x", "a"]);
@@ -23,9 +34,9 @@ describe("nestSubagents", () => {
   it("cuts parent loops and self-parents instead of losing sessions", () => {
     const a = summary("a");
     const b = summary("b");
-    const loopA = { ...a, parentSessionPath: b.path };
-    const loopB = { ...b, parentSessionPath: a.path };
-    const self = summary("s", { parentSessionPath: `/agent/sessions/--w--/s.jsonl` });
+    const loopA = { ...a, isSubagentSession: true, parentSessionPath: b.path };
+    const loopB = { ...b, isSubagentSession: true, parentSessionPath: a.path };
+    const self = summary("s", { isSubagentSession: true, parentSessionPath: `/agent/sessions/--w--/s.jsonl` });
     const roots = nestSubagents([loopA, loopB, self]);
     expect(roots.reduce((n, r) => n + subtreeSize(r), 0)).toBe(3);
     expect(shape(roots)).toEqual([["b", ["a"]], "s"]);
@@ -33,8 +44,10 @@ describe("nestSubagents", () => {
 
   it("never loses or duplicates a session, whatever the parent links", () => {
     fc.assert(
-      fc.property(fc.array(fc.integer({ min: -1, max: 7 }), { minLength: 0, maxLength: 8 }), (parents) => {
-        const rows = parents.map((p, i) => summary(`s${i}`, p >= 0 ? { parentSessionPath: `/agent/sessions/--w--/s${p}.jsonl` } : {}));
+      fc.property(fc.array(fc.tuple(fc.integer({ min: -1, max: 7 }), fc.boolean()), { minLength: 0, maxLength: 8 }), (parents) => {
+        const rows = parents.map(([p, subagent], i) =>
+          summary(`s${i}`, p >= 0 ? { isSubagentSession: subagent, parentSessionPath: `/agent/sessions/--w--/s${p}.jsonl` } : {}),
+        );
         const roots = nestSubagents(rows);
         const seen: string[] = [];
         const walk = (n: SessionNode) => {
@@ -49,7 +62,7 @@ describe("nestSubagents", () => {
 
   it("subtreeHas finds descendants", () => {
     const parent = summary("p");
-    const child = summary("c", { parentSessionPath: parent.path });
+    const child = summary("c", { isSubagentSession: true, parentSessionPath: parent.path });
     const [root] = nestSubagents([parent, child]);
     expect(root && subtreeHas(root, "c")).toBe(true);
     expect(root && subtreeHas(root, "zz")).toBe(false);

@@ -1,8 +1,10 @@
 /**
- * Subagent sessions nested under their parent: a session whose `parentSessionPath` is the `path` of another
- * session in the list becomes that session's child (any depth). Order is kept: roots and each parent's
- * children appear in input order (the list is newest first). A child whose parent is not in the list stays a
- * root; a parent chain that loops is cut (the session that would close the loop stays a root).
+ * Subagent sessions nested under their parent: a subagent session (`isSubagentSession`) whose
+ * `parentSessionPath` is the `path` of another session in the list becomes that session's child (any depth).
+ * Forks also carry a `parentSessionPath` (the session they were forked from) but are sessions of their own:
+ * they stay top-level (the row can say where they came from, `forkedFrom`). Order is kept: roots and each
+ * parent's children appear in input order (the list is newest first). A child whose parent is not in the list
+ * stays a root; a parent chain that loops is cut (the session that would close the loop stays a root).
  */
 import type { SessionSummary } from "../../../domain/session-summary.ts";
 
@@ -18,6 +20,7 @@ export function nestSubagents(sessions: readonly SessionSummary[]): SessionNode[
     if (node.session.path !== "" && byPath[node.session.path] === undefined) byPath[node.session.path] = node;
   }
   const parentOf = (node: SessionNode): SessionNode | undefined => {
+    if (!node.session.isSubagentSession) return undefined;
     const parentPath = node.session.parentSessionPath;
     if (parentPath === undefined || parentPath === "" || parentPath === node.session.path) return undefined;
     return byPath[parentPath];
@@ -47,6 +50,13 @@ export function nestSubagents(sessions: readonly SessionSummary[]): SessionNode[
     if (parent !== undefined) parent.children.push(node);
   }
   return roots;
+}
+
+/** The session a fork was made from (a listed session; null for subagents, other sessions or unknown parents). */
+export function forkedFrom(session: SessionSummary, sessions: readonly SessionSummary[]): SessionSummary | null {
+  const parentPath = session.parentSessionPath;
+  if (session.isSubagentSession || parentPath === undefined || parentPath === "" || parentPath === session.path) return null;
+  return sessions.find((s) => s.path === parentPath) ?? null;
 }
 
 /** The number of sessions in a subtree, the node included. */

@@ -81,13 +81,19 @@ export const useConnectionStore = defineStore("connection", () => {
     const event = raw as { type: string; [key: string]: unknown };
     runtimes.applyRuntimeEvent(sessionId, event);
     const settles = event.type === "message_end" || event.type === "agent_end";
+    // A finished run: prompts before it that its refetched transcript passed over were not saved.
+    const promptMark = event.type === "agent_end" ? runtimes.provisionalMark(sessionId) : null;
     if (DETAIL_EVENTS.has(event.type) && sessionId === openSession.id) {
       const streamingId = runtimes.streamingOf(sessionId)?.id ?? null;
       void openSession.refetch().then(() => {
         if (settles) runtimes.settleStream(sessionId, streamingId);
+        if (promptMark !== null && openSession.id === sessionId && openSession.error === "" && openSession.detail !== null) {
+          runtimes.settleProvisionals(sessionId, openSession.detail.entries, promptMark);
+        }
       });
     } else if (settles) {
       runtimes.settleStream(sessionId);
+      if (promptMark !== null) runtimes.dropProvisionals(sessionId, promptMark);
     }
     if (LIST_EVENTS.has(event.type) || (event.type === "message_end" && messageRole(event["message"]) === "user")) {
       sessions.refreshSoon();

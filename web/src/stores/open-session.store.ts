@@ -1,10 +1,11 @@
 import { defineStore } from "pinia";
-import { computed, ref, watch } from "vue";
+import { computed, ref, shallowRef, watch } from "vue";
 import type { Active, ActiveSnapshot } from "../../../domain/runtime/runtime-types.ts";
 import type { ResearchState } from "../../../domain/research/research-types.ts";
 import type { TranscriptEntry } from "../../../domain/transcript/transcript-types.ts";
 import type { ActiveResponse, SessionDetail } from "../api/dto.ts";
 import { ApiError, errorMessage, http } from "../api/http.ts";
+import { withProvisional } from "../lib/provisional-entries.ts";
 import { runStateOf, type RunState } from "../lib/run-state.ts";
 import type { StreamingMessage } from "../lib/streaming-message.ts";
 import { useNoticesStore } from "./notices.store.ts";
@@ -65,6 +66,9 @@ export function unsavedDetail(id: string, snapshot: ActiveSnapshot | null): Sess
  * sessions; the host evicts idle runtimes at capacity and closes them after 30 idle minutes), so the composer
  * has models, thinking levels and the queue before the first prompt. The transcript does not wait for it. A
  * new session (POST /api/pi/sessions) arrives with both (`seed`).
+ *
+ * `entries` are the persisted ones plus the user's prompts pi took but has not written yet (provisional,
+ * lib/provisional-entries.ts): a prompt shows as soon as pi announces it, and the refetched detail replaces it.
  */
 export const useOpenSessionStore = defineStore("openSession", () => {
   const runtimes = useRuntimesStore();
@@ -72,7 +76,9 @@ export const useOpenSessionStore = defineStore("openSession", () => {
   const notices = useNoticesStore();
 
   const id = ref<string | null>(null);
-  const detail = ref<SessionDetail | null>(null);
+  // Shallow: a detail is immutable server data (replaced whole, never edited), and a 10,000-entry transcript
+  // must not be wrapped in reactive proxies entry by entry.
+  const detail = shallowRef<SessionDetail | null>(null);
   const status = ref<DetailStatus>("idle");
   const error = ref("");
   const runtimeStatus = ref<RuntimeStatus>("none");
@@ -80,7 +86,8 @@ export const useOpenSessionStore = defineStore("openSession", () => {
 
   const snapshot = computed<ActiveSnapshot | null>(() => runtimes.snapshotOf(id.value));
   const active = computed<Active | null>(() => runtimes.activeOf(id.value));
-  const entries = computed<TranscriptEntry[]>(() => detail.value?.entries ?? []);
+  const persistedEntries = computed<TranscriptEntry[]>(() => detail.value?.entries ?? []);
+  const entries = computed<TranscriptEntry[]>(() => withProvisional(persistedEntries.value, runtimes.provisionalOf(id.value)));
   const research = computed<ResearchState | null>(() => active.value?.state.research ?? detail.value?.session.research ?? null);
   const streaming = computed<StreamingMessage | null>(() => runtimes.streamingOf(id.value));
   const runState = computed<RunState>(() => runStateOf(snapshot.value, entries.value));
@@ -111,8 +118,10 @@ export const useOpenSessionStore = defineStore("openSession", () => {
     }
     detail.value = null;
     status.value = "loading";
-    const runtime = seed.active ? Promise.resolve() : ensureRuntime();
-    await Promise.all([refetch(), runtime]);
+    // The transcript first: starting a runtime (a worker process opening the same file) competes for the CPU,
+    // so it starts once the detail has arrived (or failed), not alongside it.
+    await refetch();
+    if (!seed.active && id.value === sessionId) await ensureRuntime();
   }
 
   async function loadOnce(sessionId: string): Promise<void> {
@@ -212,6 +221,11 @@ export const useOpenSessionStore = defineStore("openSession", () => {
     error.value = "";
     runtimeStatus.value = "none";
   }
+
+  // A loaded detail that holds provisional prompts makes them redundant.
+  watch(persistedEntries, (list) => {
+    if (id.value !== null && list.length > 0) runtimes.settleProvisionals(id.value, list);
+  });
 
   // The runtime appearing or disappearing (roster) and snapshot changes that touch the file.
   watch(

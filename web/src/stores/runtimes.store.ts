@@ -1,13 +1,23 @@
 import { defineStore } from "pinia";
 import { ref } from "vue";
 import type { Active, ActiveSnapshot, ExtensionUiState } from "../../../domain/runtime/runtime-types.ts";
+import type { TranscriptEntry } from "../../../domain/transcript/transcript-types.ts";
+import {
+  dropProvisional,
+  EMPTY_PROVISIONAL,
+  nextProvisional,
+  settleProvisional,
+  type ProvisionalItem,
+  type ProvisionalState,
+} from "../lib/provisional-entries.ts";
 import { asActiveSnapshot, isFullSnapshot, shouldApplySnapshot, type StoredSnapshot } from "../lib/snapshot-order.ts";
 import { EMPTY_STREAM, nextStream, type StreamingMessage, type StreamState } from "../lib/streaming-message.ts";
 
 /**
  * Open runtimes as the client knows them: the latest `Active` snapshot per session id (full for the session
  * the events socket focuses, compact for others), the runtime roster, and the live streaming message of
- * each session. Snapshots from the socket and from HTTP responses go through `applySnapshot`, which keeps
+ * each session, and the user prompts pi took that its file does not hold yet (lib/provisional-entries.ts).
+ * Snapshots from the socket and from HTTP responses go through `applySnapshot`, which keeps
  * only newer ones (lib/snapshot-order.ts). Callers of runtime actions that answer `{ active }` should pass
  * it here too.
  */
@@ -15,6 +25,7 @@ export const useRuntimesStore = defineStore("runtimes", () => {
   const snapshots = ref<Record<string, StoredSnapshot>>({});
   const roster = ref<string[]>([]);
   const streams = ref<Record<string, StreamState>>({});
+  const provisional = ref<Record<string, ProvisionalState>>({});
   /** Bumped when an events connection starts (see snapshot-order.ts). */
   const generation = ref(0);
 
@@ -43,6 +54,9 @@ export const useRuntimesStore = defineStore("runtimes", () => {
     const nextStreams: Record<string, StreamState> = {};
     for (const [id, stream] of Object.entries(streams.value)) if (keep.has(id)) nextStreams[id] = stream;
     streams.value = nextStreams;
+    const nextProvisionals: Record<string, ProvisionalState> = {};
+    for (const [id, state] of Object.entries(provisional.value)) if (keep.has(id)) nextProvisionals[id] = state;
+    provisional.value = nextProvisionals;
   }
 
   function remove(sessionId: string): void {
@@ -50,6 +64,8 @@ export const useRuntimesStore = defineStore("runtimes", () => {
     snapshots.value = rest;
     const { [sessionId]: _stream, ...otherStreams } = streams.value;
     streams.value = otherStreams;
+    const { [sessionId]: _provisional, ...otherProvisionals } = provisional.value;
+    provisional.value = otherProvisionals;
     roster.value = roster.value.filter((id) => id !== sessionId);
   }
 
@@ -65,11 +81,43 @@ export const useRuntimesStore = defineStore("runtimes", () => {
     snapshots.value = { ...snapshots.value, [sessionId]: { ...stored, snapshot } };
   }
 
-  /** A pi runtime event of a session: updates its streaming message. */
+  /** A pi runtime event of a session: updates its streaming message and its provisional user prompts. */
   function applyRuntimeEvent(sessionId: string, event: { type: string; [key: string]: unknown }): void {
     const before = streams.value[sessionId] ?? EMPTY_STREAM;
     const after = nextStream(before, sessionId, event);
     if (after !== before) streams.value = { ...streams.value, [sessionId]: after };
+    const pendingBefore = provisional.value[sessionId] ?? EMPTY_PROVISIONAL;
+    const pendingAfter = nextProvisional(pendingBefore, sessionId, event);
+    if (pendingAfter !== pendingBefore) provisional.value = { ...provisional.value, [sessionId]: pendingAfter };
+  }
+
+  /** The last provisional prompt `seq` of a session (0 when none arrived): a mark for `settleProvisionals`. */
+  function provisionalMark(sessionId: string): number {
+    return provisional.value[sessionId]?.count ?? 0;
+  }
+
+  /**
+   * Drops a session's provisional prompts the persisted entries now hold; with `endedRunSeq` (the mark taken
+   * when a run ended) also the ones before it that the file passed over (lib/provisional-entries.ts).
+   */
+  function settleProvisionals(sessionId: string, persisted: readonly TranscriptEntry[], endedRunSeq: number | null = null): void {
+    const before = provisional.value[sessionId];
+    if (before === undefined) return;
+    const after = settleProvisional(before, persisted, endedRunSeq);
+    if (after !== before) provisional.value = { ...provisional.value, [sessionId]: after };
+  }
+
+  /** Forgets a session's provisional prompts up to a mark (a run ended in a session that is not shown). */
+  function dropProvisionals(sessionId: string, upToSeq: number): void {
+    const before = provisional.value[sessionId];
+    if (before === undefined) return;
+    const after = dropProvisional(before, upToSeq);
+    if (after !== before) provisional.value = { ...provisional.value, [sessionId]: after };
+  }
+
+  function provisionalOf(sessionId: string | null): ProvisionalItem[] {
+    if (sessionId === null) return [];
+    return provisional.value[sessionId]?.items ?? [];
   }
 
   /**
@@ -107,6 +155,7 @@ export const useRuntimesStore = defineStore("runtimes", () => {
   function reset(): void {
     snapshots.value = {};
     streams.value = {};
+    provisional.value = {};
     roster.value = [];
   }
 
@@ -114,6 +163,7 @@ export const useRuntimesStore = defineStore("runtimes", () => {
     snapshots,
     roster,
     streams,
+    provisional,
     generation,
     applySnapshot,
     beginGeneration,
@@ -122,6 +172,10 @@ export const useRuntimesStore = defineStore("runtimes", () => {
     applyExtensionUi,
     applyRuntimeEvent,
     settleStream,
+    provisionalMark,
+    settleProvisionals,
+    dropProvisionals,
+    provisionalOf,
     snapshotOf,
     activeOf,
     streamingOf,

@@ -12,7 +12,7 @@ import type {
 } from "../api/dto.ts";
 import { errorMessage, http } from "../api/http.ts";
 import { readSetting, SETTING_KEYS, writeSetting } from "../lib/local-storage.ts";
-import { groupByDay } from "../lib/session-groups.ts";
+import { groupByDay, sessionDayGroup } from "../lib/session-groups.ts";
 import { recentProjects, visibleSessions } from "../lib/session-search.ts";
 import { nestSubagents, type SessionNode } from "../lib/session-tree.ts";
 
@@ -47,7 +47,7 @@ export const useSessionsStore = defineStore("sessions", () => {
 
   const visible = computed(() => visibleSessions(sessions.value, { query: query.value, cwd: project.value }));
   const tree = computed<SessionNode[]>(() => nestSubagents(visible.value));
-  const groups = computed(() => groupByDay(tree.value, (node) => node.session.modified ?? node.session.timestamp, now.value));
+  const groups = computed(() => groupByDay(tree.value, (node) => sessionDayGroup(node.session, now.value)));
   const projects = computed(() => recentProjects(sessions.value));
   const searching = computed(() => query.value.trim() !== "");
 

@@ -55,11 +55,17 @@ function setWidth(width: number): void {
 }
 
 /** Mounts the workbench with the open session already loaded (no requests: `open` sees it is ready). */
-async function mountView(id: string, seed: SessionDetail | null, status: "ready" | "missing" | "error" = "ready", error = "") {
+async function mountView(
+  id: string,
+  seed: SessionDetail | null,
+  status: "ready" | "missing" | "error" = "ready",
+  error = "",
+  runtimeStatus: "open" | "opening" = "open",
+) {
   const pinia = createPinia();
   setActivePinia(pinia);
   useOpenSessionStore().$patch((state) => {
-    Object.assign(state, { id, detail: seed, status, error, runtimeStatus: "open" });
+    Object.assign(state, { id, detail: seed, status, error, runtimeStatus });
   });
   const router = createAppRouter(createMemoryHistory());
   await router.push(`/sessions/${id}`);
@@ -95,6 +101,31 @@ describe("SessionView", () => {
     expect(wrapper.get("[data-test=workbench]").attributes("data-run-state")).toBe("waiting");
     expect(wrapper.get(".session-head [role=status]").text()).toBe("Waiting for you");
     expect(wrapper.get(".state-bar").attributes("data-state")).toBe("waiting");
+  });
+
+  it("shows a recorded session's transcript at once while its runtime starts; only the composer says pi is starting", async () => {
+    setWidth(1280);
+    const wrapper = await mountView("s1", detail("s1", { name: "Recorded" }), "ready", "", "opening");
+    // The transcript is there to read, the header shows the session's own state.
+    expect(wrapper.findAll("[data-test=entry]").map((e) => e.attributes("data-entry-id"))).toEqual(["u1", "a1"]);
+    expect(wrapper.get(".session-head").text()).not.toContain("Starting");
+    expect(wrapper.get(".session-head [role=status]").text()).toBe("Finished");
+    // The composer says what it waits for, takes typing, and sends once the runtime is there.
+    const runState = wrapper.get("[data-test=run-state]");
+    expect(runState.text()).toBe("Starting pi…");
+    expect(runState.attributes("data-state")).toBe("finished");
+    const input = wrapper.get("[data-test=composer-input]");
+    expect((input.element as HTMLTextAreaElement).disabled).toBe(false);
+    expect(input.attributes("placeholder")).toContain("Starting pi");
+    await input.setValue("Next question");
+    expect((wrapper.get("[data-test=send]").element as HTMLButtonElement).disabled).toBe(true);
+
+    useRuntimesStore().applySnapshot(activeSnapshot("s1", 1));
+    useOpenSessionStore().$patch({ runtimeStatus: "open" });
+    await flushPromises();
+    expect(wrapper.get("[data-test=run-state]").text()).toBe("Finished");
+    expect((wrapper.get("[data-test=send]").element as HTMLButtonElement).disabled).toBe(false);
+    expect((wrapper.get("[data-test=composer-input]").element as HTMLTextAreaElement).value).toBe("Next question");
   });
 
   it("shows the research panel beside the transcript for a research session, as a tab on narrower screens", async () => {

@@ -66,9 +66,9 @@ describe("StartView with the real server", { timeout: 120_000 }, () => {
     expect(wrapper.get("[data-test=start-screen]").element.tagName).toBe("DIV");
 
     // Home listing: visible folders only, hidden ones on request.
-    await waitFor(() => expect(wrapper.findAll(".dir").map((d) => d.text())).toEqual(["▸alpha", "▸beta"]));
+    await waitFor(() => expect(wrapper.findAll(".dir").map((d) => d.text())).toEqual(["alpha", "beta"]));
     await wrapper.get(".hidden-toggle input").setValue(true);
-    expect(wrapper.findAll(".dir").map((d) => d.text())).toContain("▸.secret");
+    expect(wrapper.findAll(".dir").map((d) => d.text())).toContain(".secret");
     expect(wrapper.get("[data-test=start-session]").attributes("disabled")).toBeDefined();
     // No research control without capabilities.research.
     expect(wrapper.find("[data-test=start-research]").exists()).toBe(false);

@@ -29,12 +29,12 @@ function rows(): SessionSummary[] {
   ];
 }
 
-async function mountSidebar(state: { project?: string | null; openId?: string | null } = {}) {
+async function mountSidebar(state: { project?: string | null; openId?: string | null; extra?: SessionSummary[] } = {}) {
   const pinia = createPinia();
   setActivePinia(pinia);
   const sessions = useSessionsStore();
   sessions.$patch({
-    sessions: rows(),
+    sessions: [...(state.extra ?? []), ...rows()],
     status: "ready",
     now: NOW,
     project: state.project === undefined ? "/w/alpha" : state.project,
@@ -72,6 +72,35 @@ describe("SessionSidebar", { timeout: 20_000 }, () => {
     expect(ids(children, "[data-test=session-item]")).toEqual(["child-1", "child-2"]);
     expect(ids(wrapper, "[data-test=session-item]")).not.toContain("other-project");
     expect(wrapper.get("[data-session-id=today]").text()).toContain("Named today");
+  });
+
+  it("keeps a fork top-level with a small forked-from hint; only subagent sessions nest", async () => {
+    const parent = rows().find((row) => row.id === "today");
+    if (!parent) throw new Error("no parent row");
+    const fork = summary("fork", { cwd: "/w/alpha", modified: at(0, 11), parentSessionPath: parent.path, firstMessage: "What is a heat pump?" });
+    const { wrapper } = await mountSidebar({ extra: [fork] });
+    const today = wrapper.get("[data-test=session-group][data-group=today]");
+    expect(today.findAll(":scope > ul > li > [data-test=session-item]").map((el) => el.attributes("data-session-id"))).toEqual(["fork", "parent", "today"]);
+    expect(wrapper.get("[data-session-id=today]").element.closest("li")?.querySelector("[data-test=subagent-children]")).toBeNull();
+    const hint = wrapper.get("[data-session-id=fork] [data-test=session-fork]");
+    expect(hint.text()).toBe("fork");
+    expect(hint.attributes("title")).toBe("Forked from “Named today”");
+    expect(wrapper.get("[data-session-id=child-1]").text()).toContain("subagent");
+    expect(wrapper.find("[data-session-id=child-1] [data-test=session-fork]").exists()).toBe(false);
+  });
+
+  it("puts an empty new session under today: by its creation time, or at once when pi has not saved it yet", async () => {
+    const created = summary("created", { cwd: "/w/alpha", modified: undefined, timestamp: at(0, 14), messageCount: 0, firstMessage: "(no messages)" });
+    // A runtime-only session (GET /api/pi/sessions lists it before pi writes its file): no times at all.
+    const unsaved = summary("unsaved", { cwd: "/w/alpha", modified: undefined, timestamp: undefined, messageCount: 0, firstMessage: "(no messages)" });
+    const { wrapper } = await mountSidebar({ extra: [unsaved, created] });
+    const today = wrapper.get("[data-test=session-group][data-group=today]");
+    expect(ids(today, "[data-test=session-item]")).toEqual(expect.arrayContaining(["unsaved", "created"]));
+    expect(ids(wrapper.get("[data-test=session-group][data-group=older]"), "[data-test=session-item]")).not.toContain("unsaved");
+    expect(wrapper.get("[data-session-id=created] time").attributes("datetime")).toBe(at(0, 14));
+    // No time to show: no empty slot before the message count.
+    expect(wrapper.find("[data-session-id=unsaved] time").exists()).toBe(false);
+    expect(wrapper.get("[data-session-id=unsaved] .meta").text()).toBe("0 msg");
   });
 
   it("marks research sessions with their status", async () => {

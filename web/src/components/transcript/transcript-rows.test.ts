@@ -34,6 +34,12 @@ describe("entry actions", () => {
     expect(entryActions(user!, true)).toEqual({ copy: true, fork: true, reset: false, edit: false });
     expect(copyTextOf(system!)).toBe("Tools added: read");
   });
+
+  it("offers only copy on a provisional prompt (pi has not written it: no entry to fork, reset or edit)", () => {
+    const [, , , user] = everyEntryType();
+    const provisional = { ...user!, id: "provisional:s1:1" };
+    expect(entryActions(provisional, false)).toEqual({ copy: true, fork: false, reset: false, edit: false });
+  });
 });
 
 describe("diffLines", () => {

@@ -4,6 +4,7 @@
  * thinking-block toggles and the stick-to-bottom rule. No Vue, no DOM.
  */
 import type { TranscriptEntry } from "../../../../domain/transcript/transcript-types.ts";
+import { isProvisionalEntry } from "../../lib/provisional-entries.ts";
 
 /** The running turn as the runtime store builds it from message_start/message_update/message_end. */
 export interface StreamingMessage {
@@ -99,9 +100,11 @@ export interface EntryActions {
 
 /**
  * The actions an entry offers. Fork works while the runtime is busy (spec: "Forking is allowed during
- * streaming"); reset and edit rewrite the branch, so they wait for an idle runtime.
+ * streaming"); reset and edit rewrite the branch, so they wait for an idle runtime. A provisional prompt
+ * (shown before pi wrote it, lib/provisional-entries.ts) has no session entry yet: it can only be copied.
  */
 export function entryActions(entry: TranscriptEntry, busy: boolean): EntryActions {
+  if (isProvisionalEntry(entry)) return { copy: copyTextOf(entry) !== "", fork: false, reset: false, edit: false };
   const sessionEntryId = sessionEntryIdOf(entry);
   return {
     copy: copyTextOf(entry) !== "",
