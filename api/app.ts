@@ -186,11 +186,20 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
   });
   const services: AppServices = { epoch, dataDir, agentDir, readSide, runtimeHost, host, previewer };
   app.decorate("leyline", services);
-  app.addHook("onClose", async () => {
-    // Workers first (they may still append to session files), then the index records what they wrote (a
-    // warm start serves the stored list before it re-checks the disk), then the index and the database.
-    const written = host.openRuntimes().flatMap((handle) => (handle.sessionFile !== null ? [handle.sessionFile] : []));
+  // Workers first (they may still append to session files), then the index records what they wrote (a
+  // warm start serves the stored list before it re-checks the disk), then the index and the database. The
+  // workers go in preClose, before the HTTP server waits for its open requests: a subagent run is one long
+  // request (POST /api/pi/subagent) that ends only when its child runtime does.
+  // (preClose does not run for an app closed before it was ready: onClose stops them then.)
+  let written: string[] = [];
+  const stopWorkers = async (): Promise<void> => {
+    if (host.stopping) return;
+    written = host.openRuntimes().flatMap((handle) => (handle.sessionFile !== null ? [handle.sessionFile] : []));
     await host.shutdown().catch((error: unknown) => app.log.error({ err: error }, "runtime host shutdown failed"));
+  };
+  app.addHook("preClose", stopWorkers);
+  app.addHook("onClose", async () => {
+    await stopWorkers();
     const index = readSide.current()?.index;
     if (index !== undefined && written.length > 0) {
       await index

@@ -13,8 +13,10 @@
  * parent's current model when the parent is open; else the child's default.
  *
  * Bad bodies → 400. Any failure of the child (setup, a run that fails, an assistant error, an unknown or
- * invalid parent, capacity) → 500 `{ error }`. When the HTTP connection closes before the answer, the child
- * is interrupted and closed.
+ * invalid parent, capacity) → 500 `{ error }`, except a run cut because the server is stopping → 503
+ * `{ error: SUBAGENT_STOPPING_ERROR }` (the subagent extension then leaves the research thread running, so
+ * that the next start of the session re-runs it). When the HTTP connection closes before the answer, the
+ * child is interrupted and closed.
  */
 import type { FastifyPluginAsync } from "fastify";
 import { errorText } from "../adapters/runtime-host/runtime-host-error.ts";
@@ -32,6 +34,9 @@ export interface SubagentRoutesOptions {
   /** pi's agent dir (agent definitions for the model resolution). */
   readonly agentDir: string;
 }
+
+/** The error of a run cut by the server stopping (answered with 503). */
+export const SUBAGENT_STOPPING_ERROR = "Leyline is stopping: the subagent run was interrupted";
 
 /** The spec's thinking levels; `max` maps to pi's highest, `xhigh`. */
 export const SUBAGENT_THINKING_LEVELS = [...THINKING_LEVELS, "max"] as const;
@@ -142,6 +147,7 @@ export const subagentRoutes: FastifyPluginAsync<SubagentRoutesOptions> = async (
         resolveModel,
       });
     } catch (error) {
+      if (host.stopping) throw new HttpError(503, SUBAGENT_STOPPING_ERROR);
       throw new HttpError(500, errorText(error));
     } finally {
       reply.raw.off("close", onClose);

@@ -141,6 +141,11 @@ export class RuntimeHost {
     return this.selected !== null && this.get(this.selected) ? this.selected : null;
   }
 
+  /** True once `shutdown` began (runs cut from then on were interrupted by the stop, not failed). */
+  get stopping(): boolean {
+    return this.shuttingDown;
+  }
+
   select(sessionId: string): RuntimeHandle {
     const handle = this.require(sessionId);
     this.selected = sessionId;

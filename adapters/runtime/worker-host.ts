@@ -108,6 +108,10 @@ export class RuntimeWorkerHost {
   async shutdown(): Promise<void> {
     if (this.disposed) return;
     this.disposed = true;
+    // First stop relaying faux turns: in-process workers share one faux provider that relays every request
+    // through the newest registered worker, and a disposing worker answers every request "No scripted reply".
+    this.releaseFaux?.();
+    this.releaseFaux = null;
     if (this.heartbeat) clearInterval(this.heartbeat);
     this.heartbeat = null;
     this.bridge.dismissAll("disposed");
@@ -118,12 +122,7 @@ export class RuntimeWorkerHost {
     this.unwatchResearch = null;
     const runtime = this.runtime;
     this.runtime = null;
-    try {
-      if (runtime) await runtime.dispose();
-    } finally {
-      this.releaseFaux?.();
-      this.releaseFaux = null;
-    }
+    if (runtime) await runtime.dispose();
   }
 
   private send(message: WorkerMessage, onSent?: () => void): void {

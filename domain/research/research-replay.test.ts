@@ -1,7 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { arbResearchRun, assistantEntry, toEntries, userEntry } from "../../test/arbitraries/research.arbitrary.ts";
+import { arbResearchRun, assistantEntry, researchEntry, toEntries, userEntry } from "../../test/arbitraries/research.arbitrary.ts";
 import type { SessionEntry } from "../session-log.ts";
+import { validateReportCitations } from "./citations.ts";
+import { parseResearchEvent } from "./research-event.ts";
 import { researchStateFromEntries } from "./research.fold.ts";
 import { forkReplayEvents, resetReconstruction } from "./research-replay.ts";
 import type { ResearchEvent, ResearchSource, ResearchState } from "./research-types.ts";
@@ -184,3 +186,79 @@ describe("resetReconstruction", () => {
     expect(resetReconstruction(S, entries).restoreReport?.title).toBe("Report title");
   });
 });
+
+describe("resetReconstruction laws", () => {
+  /**
+   * A generated run, then the report checkpoint, the lead's checkpoint call, a valid report message and its
+   * report event (as the extension writes them): the branch a reset cuts.
+   */
+  function reportedBranch(run: ResearchEvent[]): { entries: SessionEntry[]; messageIndex: number } {
+    const checkpoint: ResearchEvent = { kind: "phase", sessionId: S, phase: "report", title: "Law report" };
+    const before = toEntries([...run, checkpoint, assistantEntry("checkpoint", "x", "toolUse")], "p");
+    const state = must(researchStateFromEntries(S, before));
+    const report = validReport(state.sources);
+    const withMessage = toEntries([...run, checkpoint, assistantEntry("checkpoint", "x", "toolUse"), assistantEntry(report)], "p");
+    const message = withMessage.at(-1) as SessionEntry;
+    const reportEvent: ResearchEvent = {
+      kind: "report",
+      sessionId: S,
+      reportEntryId: message.id,
+      title: "Law report",
+      citedSourceIds: validateReportCitations(report, state.sources).citedSourceIds,
+    };
+    return { entries: [...withMessage, researchEntry(reportEvent, "p-report", message.id, message.timestamp)], messageIndex: withMessage.length - 1 };
+  }
+
+  function withoutTimes(state: ResearchState | null): Omit<ResearchState, "lastEventId" | "updatedAt" | "completedAt"> | null {
+    if (state === null) return null;
+    const { lastEventId: _l, updatedAt: _u, completedAt: _c, ...rest } = state;
+    return rest;
+  }
+
+  it("law: the reconstructed state is the fold of the retained branch, at every cut", () => {
+    fc.assert(
+      fc.property(arbResearchRun(S, 25), fc.nat(), (run, pick) => {
+        const { entries } = reportedBranch(run);
+        const cut = pick % (entries.length + 1);
+        const retained = entries.slice(0, cut);
+        expect(resetReconstruction(S, retained).state).toEqual(researchStateFromEntries(S, retained));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("law: a cut between the valid report message and its event restores the report, and the result equals the uncut fold", () => {
+    fc.assert(
+      fc.property(arbResearchRun(S, 25), (run) => {
+        const { entries, messageIndex } = reportedBranch(run);
+        const retained = entries.slice(0, messageIndex + 1);
+        const retainedState = must(researchStateFromEntries(S, retained));
+        const { restoreReport } = resetReconstruction(S, retained);
+        const full = must(researchStateFromEntries(S, entries));
+        if (retainedState.status === "complete") {
+          // an earlier report event of the generated run already completed the state: nothing to restore
+          expect(restoreReport).toBeNull();
+          return;
+        }
+        expect(restoreReport).toEqual(parseResearchEvent(entries.at(-1) as SessionEntry));
+        const restored = must(researchStateFromEntries(S, [...retained, researchEntry(restoreReport as ResearchEvent, "restored", entries[messageIndex]?.id ?? null)]));
+        expect(withoutTimes(restored)).toEqual(withoutTimes(full));
+        expect(restored).toMatchObject({ status: "complete", reportEntryId: entries[messageIndex]?.id });
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("law: no report is restored before the report message or once the report event is retained", () => {
+    fc.assert(
+      fc.property(arbResearchRun(S, 25), fc.nat(), (run, pick) => {
+        const { entries, messageIndex } = reportedBranch(run);
+        const cut = pick % (entries.length + 1);
+        fc.pre(cut <= messageIndex || cut === entries.length);
+        expect(resetReconstruction(S, entries.slice(0, cut)).restoreReport).toBeNull();
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+

@@ -7,15 +7,18 @@
  * session its runs update the research threads and register their sources (subagent-run.ts). Other names are
  * user (`<agentDir>/agents/*.md`) or project (`.pi/agents/*.md`) agents; their model and thinking come from
  * POST /api/pi/subagents/resolve (stored overrides, then the definition). At session start, research threads
- * left running by an interrupted run are completed from their finished child session or marked interrupted
- * (thread-recovery.ts).
+ * left running by an interrupted run are completed from their finished child session, re-run in the
+ * background, or marked interrupted (thread-recovery.ts decides, thread-rerun.ts runs). At session shutdown
+ * the re-runs are aborted, and runs cut from then on record nothing (their threads stay running).
  */
 import { getAgentDir, type ExtensionAPI, type ToolDefinition } from "@earendil-works/pi-coding-agent";
+import { RESEARCH_CUSTOM_TYPE } from "../../domain/research/research-types.ts";
 import { appendResearchEvents, currentResearchState } from "../research/research-session.ts";
-import { leylineApiUrl, postJson, runSubagentRequest } from "./subagent-client.ts";
+import { hasLeylineApiUrl, leylineApiUrl, postJson, runSubagentRequest } from "./subagent-client.ts";
 import { SubagentSchema } from "./subagent-params.ts";
 import { runSubagentTool, type SubagentDetails, type SubagentRunDeps } from "./subagent-run.ts";
-import { findRecoveredChildren, interruptedThreadEvents, type RecoveredChild } from "./thread-recovery.ts";
+import { findRecoveredChildren, planThreadRecovery, type RecoveredChild } from "./thread-recovery.ts";
+import { recoverThreads, runReruns, type ThreadRerunDeps } from "./thread-rerun.ts";
 
 export const SUBAGENT_TOOL = "subagent";
 
@@ -24,8 +27,9 @@ function text(value: unknown): string | undefined {
 }
 
 /** The production wiring of a call's surroundings. */
-export function subagentDeps(pi: Pick<ExtensionAPI, "appendEntry" | "getThinkingLevel">): SubagentRunDeps {
+export function subagentDeps(pi: Pick<ExtensionAPI, "appendEntry" | "getThinkingLevel">, stopping: () => boolean = () => false): SubagentRunDeps {
   return {
+    stopping,
     appendEvents: (events) => appendResearchEvents(pi, events),
     thinkingLevel: () => pi.getThinkingLevel(),
     agentDir: () => getAgentDir(),
@@ -57,20 +61,42 @@ export function subagentTool(deps: SubagentRunDeps): ToolDefinition<typeof Subag
 }
 
 export default function subagentExtension(pi: ExtensionAPI): void {
-  pi.registerTool(subagentTool(subagentDeps(pi)));
+  let stopping = false;
+  const reruns = new AbortController();
+  pi.registerTool(subagentTool(subagentDeps(pi, () => stopping)));
 
   // Threads still running when a session starts were interrupted (thread-recovery.ts). The research
   // extension's session_start (fork replay) runs first: extensions load in folder-name order.
   pi.on("session_start", (_event, ctx) => {
     const sessionManager = ctx.sessionManager;
-    const running = currentResearchState(sessionManager)?.threads.filter((thread) => thread.status === "running") ?? [];
-    if (running.length === 0) return;
+    const state = currentResearchState(sessionManager);
+    const running = state?.threads.filter((thread) => thread.status === "running") ?? [];
+    if (state === null || running.length === 0) return;
     const file = sessionManager.getSessionFile();
     const children = file ? findRecoveredChildren(file, sessionManager.getSessionId(), running) : new Map<string, RecoveredChild>();
-    for (const thread of running) {
-      const state = currentResearchState(sessionManager);
-      if (state === null) return;
-      appendResearchEvents(pi, interruptedThreadEvents(state, thread, children.get(thread.id) ?? null, Date.now()));
-    }
+    const deps: ThreadRerunDeps = {
+      state: () => currentResearchState(sessionManager),
+      appendEvents: (events) => appendResearchEvents(pi, events),
+      appendData: (data) => pi.appendEntry(RESEARCH_CUSTOM_TYPE, data),
+      run: (request, signal) => runSubagentRequest(request, signal),
+      now: () => Date.now(),
+      stopping: () => stopping,
+    };
+    const plan = planThreadRecovery(state, sessionManager.getBranch(), children, hasLeylineApiUrl());
+    const started = recoverThreads(deps, plan);
+    if (started.length === 0) return;
+    const parent = {
+      cwd: ctx.cwd,
+      ...(file ? { sessionFile: file } : {}),
+      sessionId: sessionManager.getSessionId(),
+      model: ctx.model ? { provider: ctx.model.provider, id: ctx.model.id } : undefined,
+      thinkingLevel: pi.getThinkingLevel(),
+    };
+    void runReruns(deps, parent, started, reruns.signal);
+  });
+
+  pi.on("session_shutdown", () => {
+    stopping = true;
+    reruns.abort();
   });
 }

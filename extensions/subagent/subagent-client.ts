@@ -66,6 +66,19 @@ export class SubagentRequestError extends Error {
   }
 }
 
+/** The route's status for a run cut because the server is stopping (api/subagent.routes.ts). */
+export const SUBAGENT_STOPPING_STATUS = 503;
+
+/** True for a failed request that the server answered "stopping": the run was interrupted, not failed. */
+export function isServerStopping(error: unknown): boolean {
+  return error instanceof SubagentRequestError && error.status === SUBAGENT_STOPPING_STATUS;
+}
+
+/** True when LEYLINE_API_URL is set (the extension runs inside Leyline and can run subagents). */
+export function hasLeylineApiUrl(env: NodeJS.ProcessEnv = process.env): boolean {
+  return (env[LEYLINE_API_URL_ENV]?.trim() ?? "") !== "";
+}
+
 /** The base URL of the Leyline server from the environment; throws when the extension runs outside Leyline. */
 export function leylineApiUrl(env: NodeJS.ProcessEnv = process.env): string {
   const value = env[LEYLINE_API_URL_ENV]?.trim();

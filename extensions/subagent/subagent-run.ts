@@ -4,15 +4,19 @@
  * researcher in a research session — keeps the research threads and the source ledger up to date
  * (researcher-threads.ts). Every research write folds the branch and appends in one synchronous step, so
  * parallel workers finishing together never register a source twice.
+ *
+ * A researcher run cut because the session or the server is stopping (`deps.stopping()`, or the route's 503)
+ * records nothing: its thread stays `running` in the file, so that the next start of the session recovers it
+ * (thread-recovery.ts: completed from its child, re-run, or marked interrupted).
  */
 import type { AgentToolResult, AgentToolUpdateCallback, ExtensionContext } from "@earendil-works/pi-coding-agent";
-import { RESEARCH_RESULT_TAG, RESEARCHER_EXCLUDED_TOOLS, RESEARCHER_SYSTEM_PROMPT } from "../../domain/subagent/researcher-agent.ts";
+import { RESEARCH_RESULT_TAG, RESEARCHER_AGENT_NAME, RESEARCHER_EXCLUDED_TOOLS, RESEARCHER_SYSTEM_PROMPT } from "../../domain/subagent/researcher-agent.ts";
 import type { ResearchEvent, ResearchState } from "../../domain/research/research-types.ts";
 import { currentResearchState } from "../research/research-session.ts";
 import { agentNames, discoverFileAgents, findAgent, type RunnableAgent } from "./agent-files.ts";
 import { concurrencyLimit } from "./concurrency-limit.ts";
 import { MAX_CONCURRENT_TASKS, subagentPlan, type SubagentMode, type SubagentTaskSpec } from "./subagent-params.ts";
-import { finalOutput, type SubagentRequest, type SubagentResponse, type SubagentUsage } from "./subagent-client.ts";
+import { finalOutput, isServerStopping, type SubagentRequest, type SubagentResponse, type SubagentUsage } from "./subagent-client.ts";
 import {
   researcherTask,
   threadCompletion,
@@ -58,6 +62,44 @@ export interface SubagentRunDeps {
   run: (request: SubagentRequest, signal?: AbortSignal) => Promise<SubagentResponse>;
   /** Effective model and thinking of a file agent (stored overrides; POST /api/pi/subagents/resolve). */
   resolve: (input: { agentKey: string; cwd: string; sessionPath?: string; staticModel?: string; staticThinking?: string }) => Promise<{ model?: string; thinking?: string }>;
+  /** True once the session is shutting down (its runs are being cut, not failing). */
+  stopping?: () => boolean;
+}
+
+/** Where a subagent request comes from: the parent session and its tool call. */
+export interface SubagentRequestBase {
+  cwd: string;
+  parentSessionPath?: string;
+  parentSessionId: string;
+  toolCallId: string;
+}
+
+/**
+ * The execution-route request of a reserved researcher task: every tool but write and edit, read-only bash,
+ * the researcher prompt, and the task's model and thinking level, else the parent's (`parentModel`,
+ * `parentThinking`). Shared by the tool and the re-run of interrupted threads (thread-rerun.ts).
+ */
+export function researcherRequest(
+  base: SubagentRequestBase,
+  task: string,
+  spec: { model?: string; thinking?: string },
+  parentModel: { provider: string; id: string } | undefined,
+  parentThinking: string,
+): SubagentRequest {
+  const model = spec.model ?? parentModel;
+  return {
+    task,
+    cwd: base.cwd,
+    ...(base.parentSessionPath ? { parentSessionPath: base.parentSessionPath } : {}),
+    parentSessionId: base.parentSessionId,
+    _toolCallId: base.toolCallId,
+    agent: RESEARCHER_AGENT_NAME,
+    excludeTools: [...RESEARCHER_EXCLUDED_TOOLS],
+    systemPrompt: RESEARCHER_SYSTEM_PROMPT,
+    readOnlyBash: true,
+    ...(model !== undefined ? { model } : {}),
+    thinkingLevel: spec.thinking ?? parentThinking,
+  };
 }
 
 const OUTPUT_LIMIT = 20_000;
@@ -154,15 +196,8 @@ export async function runSubagentTool(
       agent: job.agent.name,
     };
     if (job.agent.kind === "researcher") {
-      const model = job.spec.model ?? parentModel;
-      return {
-        ...base,
-        excludeTools: [...RESEARCHER_EXCLUDED_TOOLS],
-        systemPrompt: RESEARCHER_SYSTEM_PROMPT,
-        readOnlyBash: true,
-        ...(model !== undefined ? { model } : {}),
-        thinkingLevel: job.spec.thinking ?? deps.thinkingLevel(),
-      };
+      const origin = { cwd, ...(sessionFile ? { parentSessionPath: sessionFile } : {}), parentSessionId: sessionManager.getSessionId(), toolCallId };
+      return { ...researcherRequest(origin, task, job.spec, parentModel, deps.thinkingLevel()), agent: job.agent.name };
     }
     const definition = job.agent.definition;
     let resolved: { model?: string; thinking?: string } = {};
@@ -208,6 +243,7 @@ export async function runSubagentTool(
 
     let response: SubagentResponse | null = null;
     let failure: string | null = null;
+    let cut = false;
     try {
       response = await deps.run(await requestFor(job, result.task), signal);
       if (response.stopReason === "error" || response.stopReason === "aborted") {
@@ -215,7 +251,9 @@ export async function runSubagentTool(
       }
     } catch (error) {
       failure = errorText(error);
+      cut = isServerStopping(error);
     }
+    cut ||= failure !== null && (deps.stopping?.() ?? false);
     const output = response ? finalOutput(response) : "";
     if (response) {
       Object.assign(result, {
@@ -227,7 +265,8 @@ export async function runSubagentTool(
         ...(response.stopReason ? { stopReason: response.stopReason } : {}),
       });
     }
-    const state = research ? currentResearchState(sessionManager) : null;
+    // A run cut by a stop leaves its thread running in the file (see the module comment).
+    const state = research && !cut ? currentResearchState(sessionManager) : null;
     if (research && state) {
       // Fold and append in one synchronous step (see the module comment).
       const childSession = response ? { ...response.childSession } : null;

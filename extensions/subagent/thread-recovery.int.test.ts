@@ -2,7 +2,8 @@
  * Research threads left running (Leyline stopped mid-run) are reconciled when the session opens again, in a
  * real pi session with the bundled research and subagent extensions: a thread whose child session already
  * ended with a valid research_result is completed from it (sources registered), one without a finished child
- * becomes an interrupted error; opening the file again appends nothing.
+ * becomes an interrupted error when it cannot be re-run (no LEYLINE_API_URL); opening the file again appends
+ * nothing.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -18,12 +19,18 @@ import { INTERRUPTED_THREAD_ERROR } from "./thread-recovery.ts";
 let harness: PiHarness;
 let extensions: ExtensionFactory[];
 
+// Without the execution route (no LEYLINE_API_URL) nothing can be re-run: the fallback is the interrupted error.
+// The re-run itself is tested through the API in test/research/research-restart.int.test.ts.
+const apiUrl = process.env["LEYLINE_API_URL"];
+
 beforeAll(async () => {
+  delete process.env["LEYLINE_API_URL"];
   harness = await createPiHarness({ tempPrefix: "leyline-thread-recovery-" });
   extensions = [(await import("../research/index.ts")).default, (await import("./index.ts")).default];
 });
 afterAll(async () => {
   await harness.dispose();
+  if (apiUrl !== undefined) process.env["LEYLINE_API_URL"] = apiUrl;
 });
 
 const T0 = Date.parse("2026-11-30T10:00:00.000Z");

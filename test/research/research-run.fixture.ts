@@ -137,10 +137,9 @@ export async function untilDetail(
   timeoutMs = 30_000,
 ): Promise<ResearchState> {
   const deadline = Date.now() + timeoutMs;
-  let last: ResearchState | null = null;
   for (;;) {
     const res = await call(app, "GET", `/api/pi/sessions/${id}`);
-    last = res.status === 200 ? (res.body as unknown as SessionDetail).session.research : null;
+    const last = res.status === 200 ? (res.body as unknown as SessionDetail).session.research : null;
     if (last !== null && check(last)) return last;
     if (Date.now() > deadline) throw new Error(`timed out waiting for the detail of ${id}: ${label}; last research: ${JSON.stringify(last)}`);
     await new Promise<void>((resolve) => setImmediate(resolve));
@@ -160,8 +159,8 @@ export interface SessionWatch {
   /** How many messages arrived so far (take it before prompting; pass it to `settled`). */
   mark(): number;
   /**
-   * Resolves once a run that started after message `since` ended: an `agent_end` came after `since` and a
-   * later snapshot is idle and satisfies `check`.
+   * Resolves once a run that started after message `since` ended: an `agent_end` came after `since` and the
+   * session's latest snapshot is idle and its research satisfies `check`.
    */
   settled(since: number, check: (research: ResearchState) => boolean, label: string, timeoutMs?: number): Promise<ResearchState>;
   close(): Promise<void>;
@@ -187,20 +186,29 @@ export async function watchSession(eventsUrl: string, id: string): Promise<Sessi
     until,
     mark: () => socket.messages.length,
     async settled(since, check, label, timeoutMs = 120_000) {
-      const endedAt = (): number =>
-        socket.messages.findIndex((message, index) => {
+      const ended = (): boolean =>
+        socket.messages.some((message, index) => {
           if (index < since || message.type !== "runtime_event") return false;
           const data = message.data as { activeSessionId: string; event: { type: string } };
           return data.activeSessionId === id && data.event.type === "agent_end";
         });
-      await socket.until(() => endedAt() !== -1, `${label}: agent_end`, timeoutMs);
-      const after = (): Active | undefined =>
-        socket.messages
-          .slice(endedAt())
-          .flatMap((message) => (message.type === "active_session" && (message.data as Active).id === id ? [message.data as Active] : []))
-          .find((active) => !active.state.isStreaming && active.state.research !== null && check(active.state.research));
-      await socket.until(() => after() !== undefined, label, timeoutMs);
-      return (after() as Active).state.research as ResearchState;
+      // The latest snapshot, whether it came before or after the agent_end event.
+      const latest = (): Active | undefined => snapshots().at(-1);
+      const done = (): boolean => {
+        const active = latest();
+        return ended() && active !== undefined && !active.state.isStreaming && active.state.research !== null && check(active.state.research);
+      };
+      try {
+        await socket.until(done, label, timeoutMs);
+      } catch (error) {
+        const active = latest();
+        const research = active?.state.research;
+        throw new Error(
+          `${(error as Error).message}; agent_end: ${ended()}; latest snapshot: streaming ${active?.state.isStreaming}, status ${research?.status}, phase ${research?.phase}, threads ${JSON.stringify(research?.threads.map((t) => [t.id, t.status, t.error]))}`,
+          { cause: error },
+        );
+      }
+      return (latest() as Active).state.research as ResearchState;
     },
     close: () => socket.close(),
   };
