@@ -324,7 +324,16 @@ describe("dispatch", () => {
   });
 
   it("an empty failure message still leaves a visible error", () => {
-    given(queued("a")).when({ type: "dispatchFailed", id: "a", error: "" }).thenState((s) => expect(s.error).not.toBe(""));
+    given(queued("a"), { type: "submissionStarted", id: "a", via: "prompt" })
+      .when({ type: "dispatchFailed", id: "a", error: "" })
+      .thenState((s) => expect(s.error).not.toBe(""));
+  });
+
+  it("a failure reported for a task that is not being sent is rejected (found by the queue laws)", () => {
+    // a is in flight; a stale failure for the pending b must not hold the queue with a still "sending".
+    given(queued("a"), queued("b"), { type: "submissionStarted", id: "a", via: "prompt" })
+      .when({ type: "dispatchFailed", id: "b", error: "" })
+      .thenRejects("invalid");
   });
 
   it("acceptance or failure of an unknown task is not-found", () => {

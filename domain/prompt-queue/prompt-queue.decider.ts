@@ -189,7 +189,11 @@ export function decide(command: PromptQueueCommand, state: PromptQueueState): Pr
     }
 
     case "dispatchFailed": {
-      if (!state.items.some((item) => item.id === command.id)) return reject("not-found", `No queued task ${command.id}`);
+      const task = state.items.find((item) => item.id === command.id);
+      if (task === undefined) return reject("not-found", `No queued task ${command.id}`);
+      // Only the task being sent can fail to send; a failure reported for a pending task is stale, and holding
+      // the queue on it would leave the task really in flight marked "sending" in a held queue.
+      if (task.status !== "sending") return reject("invalid", `Task ${command.id} is not being sent`);
       const error = command.error.trim() === "" ? "Dispatch failed" : command.error;
       return accept([{ type: "submissionFailed", id: command.id, error }]);
     }
