@@ -272,6 +272,14 @@ describe("POST /api/pi/subagent", () => {
     }, "the child's bash call started");
     const pid = host.get(childId)?.workerPid ?? 0;
     expect(processAlive(pid)).toBe(true);
+    // tool_execution_start comes before bash has spawned: wait until the command is really running, so the
+    // abort below cuts a running command (the marker file is its first action).
+    const marker = path.join(cwd, "abort-started");
+    const deadline = Date.now() + 60_000;
+    while (!fs.existsSync(marker)) {
+      if (Date.now() > deadline) throw new Error("the child's bash command never started");
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
     request.destroy();
 
     await recorder.until(
