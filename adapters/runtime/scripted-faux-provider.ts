@@ -75,8 +75,15 @@ export function registerScriptedFaux(
     const step = async (context: Context): Promise<AssistantMessage> => {
       topUp();
       const callNumber = ++state.calls;
-      const ask = state.askers[state.askers.length - 1];
-      const turn = ask ? await ask(latestUserText(context)) : null;
+      const text = latestUserText(context);
+      let turn: FauxTurn | null = null;
+      // Relay through the newest worker; if that worker went away mid-request (its asker was released and it
+      // answered null), ask again through the newest remaining one.
+      for (let ask = state.askers.at(-1); ask !== undefined; ) {
+        turn = await ask(text);
+        if (turn !== null || state.askers.includes(ask)) break;
+        ask = state.askers.at(-1);
+      }
       return turnToMessage(ai, turn, callNumber);
     };
     // The faux provider consumes one queued step per request; keep the queue stocked with the factory.

@@ -115,14 +115,19 @@ export class RuntimeWorkerHost {
     if (this.heartbeat) clearInterval(this.heartbeat);
     this.heartbeat = null;
     this.bridge.dismissAll("disposed");
-    for (const waiter of [...this.fauxWaiters.values()]) waiter(null);
     this.unsubscribe?.();
     this.unsubscribe = null;
     this.unwatchResearch?.();
     this.unwatchResearch = null;
     const runtime = this.runtime;
     this.runtime = null;
-    if (runtime) await runtime.dispose();
+    try {
+      if (runtime) await runtime.dispose();
+    } finally {
+      // Pending faux turns may belong to another in-process runtime (the shared provider relayed them through
+      // this worker): their replies can still land while the runtime disposes, so they are cut only now.
+      for (const waiter of [...this.fauxWaiters.values()]) waiter(null);
+    }
   }
 
   private send(message: WorkerMessage, onSent?: () => void): void {
