@@ -15,22 +15,9 @@ import path from "node:path";
 import type { FastifyPluginAsync } from "fastify";
 import { HttpError } from "./http-error.ts";
 
-export interface DirectoryEntry {
-  name: string;
-  fullPath: string;
-  path: string;
-  hidden: boolean;
-}
+import type { DirectoryEntry, DirectoryListing } from "../domain/directory-listing.ts";
 
-export interface DirectoryListing {
-  parentPath: string;
-  path: string;
-  parent: string;
-  home: string;
-  entries: DirectoryEntry[];
-  directories: DirectoryEntry[];
-  root: string;
-}
+export type { DirectoryEntry, DirectoryListing } from "../domain/directory-listing.ts";
 
 export interface FsRoutesOptions {
   /** The home directory (default `os.homedir()`). */

@@ -4,9 +4,8 @@
  * The transcript carries the research annotations of the branch's research state (the report message's
  * `researchReport`, researcher `subagent` calls' `researchThreads`: domain/transcript/research-transcript.ts).
  */
-import type { SessionSummary } from "../domain/session-summary.ts";
+import type { SessionDetail, SessionDetailSession } from "../domain/session-detail.ts";
 import { FIRST_MESSAGE_LIMIT, truncateText } from "../domain/session-summary.ts";
-import type { ResearchState } from "../domain/research/research-types.ts";
 import { withResearchAnnotations } from "../domain/transcript/research-transcript.ts";
 import type { TranscriptEntry } from "../domain/transcript/transcript-types.ts";
 import type { ProjectionStates } from "../adapters/projections/file-fold.ts";
@@ -18,20 +17,7 @@ import {
 } from "../projections/session-summary.projection.ts";
 import { selectTranscript, transcriptProjection, type TranscriptState } from "../projections/transcript.projection.ts";
 
-export type SessionDetailSession = Omit<SessionSummary, "research" | "modified"> & {
-  sessionFile: string;
-  messageCount: number;
-  /** Context size from the last valid assistant usage on the branch; null when unknown (none, or compacted since). */
-  contextTokens: number | null;
-  modified: string;
-  created: string;
-  research: ResearchState | null;
-};
-
-export interface SessionDetail {
-  session: SessionDetailSession;
-  entries: TranscriptEntry[];
-}
+export type { SessionDetail, SessionDetailSession } from "../domain/session-detail.ts";
 
 /** pi's `calculateContextTokens`: totalTokens, else the sum of the parts. */
 function usageTokens(usage: { totalTokens?: unknown; input?: unknown; output?: unknown; cacheRead?: unknown; cacheWrite?: unknown }): number {

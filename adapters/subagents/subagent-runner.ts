@@ -23,7 +23,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { RESEARCHER_AGENT_NAME } from "../../domain/subagent/researcher-agent.ts";
 import { SUBAGENT_MARKER_VERSION, type SubagentMarkerData } from "../../domain/subagent/subagent-marker.ts";
-import { type SubagentMessage, type SubagentUsage, summarizeSubagentBranch } from "../../domain/subagent/subagent-result.ts";
+import { type SubagentResult, summarizeSubagentBranch } from "../../domain/subagent/subagent-result.ts";
 import { decodeSessionText } from "../../domain/session-decoder.ts";
 import { activeBranch, addEntry, emptySessionTree } from "../../domain/session-tree.ts";
 import type { RuntimeHandle } from "../runtime-host/runtime-handle.ts";
@@ -55,15 +55,7 @@ export interface SubagentRequest {
   readOnlyBash?: boolean;
 }
 
-export interface SubagentResult {
-  childSession: { path: string; id: string; cwd: string };
-  messages: SubagentMessage[];
-  usage: SubagentUsage;
-  /** "provider/id". */
-  model?: string;
-  thinkingLevel?: string;
-  stopReason?: string;
-}
+export type { SubagentResult } from "../../domain/subagent/subagent-result.ts";
 
 export interface SubagentRunOptions {
   /** Aborting it interrupts the child and closes it. */

@@ -22,6 +22,24 @@ export interface SubagentUsage {
   turns: number;
 }
 
+/** The child session a run created (its persisted file). */
+export interface SubagentChildSession {
+  path: string;
+  id: string;
+  cwd: string;
+}
+
+/** The POST /api/pi/subagent success response (spec/api-reference.md). */
+export interface SubagentResult {
+  childSession: SubagentChildSession;
+  messages: SubagentMessage[];
+  usage: SubagentUsage;
+  /** "provider/id". */
+  model?: string;
+  thinkingLevel?: string;
+  stopReason?: string;
+}
+
 export interface SubagentRunSummary {
   messages: SubagentMessage[];
   usage: SubagentUsage;

@@ -8,6 +8,7 @@
 import http from "node:http";
 import https from "node:https";
 import { isRecord } from "../../domain/research/research-normalize.ts";
+import type { SubagentChildSession, SubagentResult } from "../../domain/subagent/subagent-result.ts";
 
 /** Environment variable holding the base URL of the Leyline server that runs this worker. */
 export const LEYLINE_API_URL_ENV = "LEYLINE_API_URL";
@@ -31,29 +32,10 @@ export interface SubagentRequest {
   agent?: string;
 }
 
-export interface SubagentChildSession {
-  path: string;
-  id: string;
-  cwd: string;
-}
+export type { SubagentChildSession, SubagentUsage } from "../../domain/subagent/subagent-result.ts";
 
-export interface SubagentUsage {
-  inputTokens: number;
-  outputTokens: number;
-  totalTokens: number;
-  cost: number;
-  turns: number;
-}
-
-export interface SubagentResponse {
-  childSession: SubagentChildSession;
-  messages: Array<{ role: string; content: string }>;
-  usage: SubagentUsage;
-  model?: string;
-  thinkingLevel?: string;
-  stopReason?: string;
-  errorMessage?: string;
-}
+/** The route's answer as the extension reads it (an `errorMessage` may come along with a failed child). */
+export type SubagentResponse = SubagentResult & { errorMessage?: string };
 
 /** A failed request: the route's `{ error }` text, a transport failure, or an abort. */
 export class SubagentRequestError extends Error {

@@ -1,33 +1,18 @@
 /**
  * Response shapes of the HTTP routes the client calls (spec/api-reference.md), as types. The backend's
- * own DTO types come from domain/ with `import type`; SessionDetail is declared in api/session-detail.ts,
- * which web/ may not import, so its shape is repeated here (keep in step with that file).
+ * own DTO types come from domain/ with `import type`; the envelopes around them are declared here.
  */
 import type { Active } from "../../../domain/runtime/runtime-types.ts";
-import type { ResearchState } from "../../../domain/research/research-types.ts";
+import type { SessionDetail, SessionDetailSession } from "../../../domain/session-detail.ts";
 import type { SessionSummary } from "../../../domain/session-summary.ts";
-import type { TranscriptEntry } from "../../../domain/transcript/transcript-types.ts";
 
 export type { Active, ActiveSnapshot, ExtensionUiState } from "../../../domain/runtime/runtime-types.ts";
 export type { SessionSummary } from "../../../domain/session-summary.ts";
 
 export type SessionKind = "session" | "research";
 
-export type SessionDetailSession = Omit<SessionSummary, "research" | "modified"> & {
-  sessionFile: string;
-  messageCount: number;
-  contextTokens: number | null;
-  modified: string;
-  created: string;
-  contextUsage?: object;
-  research: ResearchState | null;
-};
-
 /** GET /api/pi/sessions/:id (and the `detail` of several write routes). */
-export interface SessionDetail {
-  session: SessionDetailSession;
-  entries: TranscriptEntry[];
-}
+export type { SessionDetail, SessionDetailSession } from "../../../domain/session-detail.ts";
 
 /** GET /api/pi/sessions */
 export interface SessionsResponse {
@@ -58,23 +43,8 @@ export interface ActiveResponse {
   active: Active;
 }
 
-export interface DirectoryEntry {
-  name: string;
-  fullPath: string;
-  path: string;
-  hidden: boolean;
-}
-
 /** GET /api/pi/fs */
-export interface DirectoryListing {
-  parentPath: string;
-  path: string;
-  parent: string;
-  home: string;
-  entries: DirectoryEntry[];
-  directories: DirectoryEntry[];
-  root: string;
-}
+export type { DirectoryEntry, DirectoryListing } from "../../../domain/directory-listing.ts";
 
 /** The session index counts of GET /internal/diagnostics (the only route that reports files on disk). */
 export interface SessionIndexStatus {
