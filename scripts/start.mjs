@@ -3,36 +3,11 @@
 // server (`node --import tsx api/main.ts ...args`), forwarding signals and its exit code.
 // Build output goes to stderr so stdout carries only the server's `Leyline listening on ...` line.
 import { spawn } from "node:child_process";
-import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { clientIsStale } from "./client-stale.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const distIndex = path.join(root, "web", "dist", "index.html");
-const SKIP = new Set(["dist", "node_modules", ".vite"]);
-
-/** Newest modification time (ms) of any file under `dir`, skipping build output. */
-function newestMtime(dir) {
-  let newest = 0;
-  if (!fs.existsSync(dir)) return newest;
-  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-    if (SKIP.has(entry.name)) continue;
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) newest = Math.max(newest, newestMtime(full));
-    else if (entry.isFile()) newest = Math.max(newest, fs.statSync(full).mtimeMs);
-  }
-  return newest;
-}
-
-/** The client is stale when web/dist is missing or older than web/ (sources, config) or the backend code it may import. */
-export function clientIsStale() {
-  if (!fs.existsSync(distIndex)) return true;
-  const built = fs.statSync(distIndex).mtimeMs;
-  const inputs = [path.join(root, "web"), path.join(root, "domain"), path.join(root, "projections")];
-  const newestInput = Math.max(...inputs.map(newestMtime), fs.statSync(path.join(root, "package-lock.json")).mtimeMs);
-  return newestInput > built;
-}
-
 function run(args, stdio) {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, args, { cwd: root, stdio });

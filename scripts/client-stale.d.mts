@@ -1,0 +1,2 @@
+/** Whether web/dist is missing or older than web/, domain/, projections/ or package-lock.json. */
+export declare function clientIsStale(): boolean;
