@@ -5,6 +5,7 @@ import type { ResearchState } from "../../../domain/research/research-types.ts";
 import type { TranscriptEntry } from "../../../domain/transcript/transcript-types.ts";
 import type { ActiveResponse, SessionDetail } from "../api/dto.ts";
 import { ApiError, errorMessage, http } from "../api/http.ts";
+import { coalescedReload } from "../lib/coalesced-reload.ts";
 import { withProvisional } from "../lib/provisional-entries.ts";
 import { runStateOf, type RunState } from "../lib/run-state.ts";
 import type { StreamingMessage } from "../lib/streaming-message.ts";
@@ -92,8 +93,11 @@ export const useOpenSessionStore = defineStore("openSession", () => {
   const streaming = computed<StreamingMessage | null>(() => runtimes.streamingOf(id.value));
   const runState = computed<RunState>(() => runStateOf(snapshot.value, entries.value));
 
-  let inFlight: Promise<void> | null = null;
-  let again = false;
+  const detailReload = coalescedReload(async () => {
+    const current = id.value;
+    if (current === null) return false;
+    await loadOnce(current);
+  });
   let opening: Promise<void> | null = null;
 
   async function fetchDetail(sessionId: string): Promise<SessionDetail> {
@@ -104,7 +108,7 @@ export const useOpenSessionStore = defineStore("openSession", () => {
   async function open(sessionId: string, seed: { detail?: SessionDetail; active?: Active } = {}): Promise<void> {
     if (seed.active) runtimes.applySnapshot(seed.active);
     if (id.value === sessionId && (status.value === "ready" || status.value === "loading") && seed.detail === undefined) {
-      await Promise.all([inFlight ?? Promise.resolve(), opening ?? Promise.resolve()]);
+      await Promise.all([detailReload.inFlight() ?? Promise.resolve(), opening ?? Promise.resolve()]);
       return;
     }
     id.value = sessionId;
@@ -155,25 +159,8 @@ export const useOpenSessionStore = defineStore("openSession", () => {
 
   /** Reloads the open session's detail (coalesced: a call during a load runs one more load after it). */
   function refetch(): Promise<void> {
-    const sessionId = id.value;
-    if (sessionId === null) return Promise.resolve();
-    if (inFlight !== null) {
-      again = true;
-      return inFlight;
-    }
-    inFlight = (async () => {
-      try {
-        do {
-          again = false;
-          const current = id.value;
-          if (current === null) break;
-          await loadOnce(current);
-        } while (again);
-      } finally {
-        inFlight = null;
-      }
-    })();
-    return inFlight;
+    if (id.value === null) return Promise.resolve();
+    return detailReload.reload();
   }
 
   /** A detail from a write route's answer (fork, reset, compact, bash, rename) for the open session. */

@@ -12,6 +12,7 @@ import type {
 } from "../api/dto.ts";
 import { errorMessage, http } from "../api/http.ts";
 import { readSetting, SETTING_KEYS, writeSetting } from "../lib/local-storage.ts";
+import { coalescedReload } from "../lib/coalesced-reload.ts";
 import { groupByDay, sessionDayGroup } from "../lib/session-groups.ts";
 import { recentProjects, visibleSessions } from "../lib/session-search.ts";
 import { nestSubagents, type SessionNode } from "../lib/session-tree.ts";
@@ -51,8 +52,7 @@ export const useSessionsStore = defineStore("sessions", () => {
   const projects = computed(() => recentProjects(sessions.value));
   const searching = computed(() => query.value.trim() !== "");
 
-  let inFlight: Promise<void> | null = null;
-  let again = false;
+  const listReload = coalescedReload(() => loadOnce());
   let soonTimer: ReturnType<typeof setTimeout> | null = null;
 
   async function loadOnce(): Promise<void> {
@@ -76,21 +76,7 @@ export const useSessionsStore = defineStore("sessions", () => {
 
   /** Reloads the list (coalesced: a call during a load runs one more load after it). */
   function refresh(): Promise<void> {
-    if (inFlight !== null) {
-      again = true;
-      return inFlight;
-    }
-    inFlight = (async () => {
-      try {
-        do {
-          again = false;
-          await loadOnce();
-        } while (again);
-      } finally {
-        inFlight = null;
-      }
-    })();
-    return inFlight;
+    return listReload.reload();
   }
 
   /** A refresh after `delayMs` of quiet (bursts of events cause one load). */
