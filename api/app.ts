@@ -12,8 +12,9 @@
  *   and clients read the `error` text anyway;
  * - anything else → 500 `{ "error": "Internal server error" }`; the details go to the log only.
  * - a known route path with another method → 405 with an Allow header (see route-methods.ts); an unknown path
- *   → 404 `{ "error": "Not found" }`; a disallowed browser Origin → 403 (origin-policy.ts, HTTP and WebSocket
- *   upgrades alike); a plain GET on a WebSocket endpoint → 426.
+ *   → 404 `{ "error": "Not found" }`; a Host off the allow-list, a disallowed browser Origin or cross-site fetch
+ *   metadata on /api → 403 (origin-policy.ts, HTTP and WebSocket upgrades alike); a plain GET on a WebSocket
+ *   endpoint → 426.
  *
  * - a `RuntimeHostError` (duck-typed: name "RuntimeHostError" and a numeric `status`) keeps its status and
  *   message (the runtime host decides 400/404/409/500/503 for runtime actions).
@@ -53,6 +54,7 @@ import { trackRouteMethods } from "./route-methods.ts";
 import { runtimeActionsRoutes } from "./runtime-actions.routes.ts";
 import type { RuntimeHostView } from "./runtime-host.ts";
 import { createRuntimePreviewer, type RuntimePreviewer } from "./runtime-preview.ts";
+import { sessionResetRoutes } from "./session-reset.routes.ts";
 import { sessionWriteRoutes } from "./session-write.routes.ts";
 import { sessionsRoutes } from "./sessions.routes.ts";
 import { subagentRoutes } from "./subagent.routes.ts";
@@ -73,6 +75,8 @@ export interface BuildAppOptions {
   agentDir?: string;
   /** Extra allowed browser origins. Default: LEYLINE_SERVER_ALLOWED_ORIGINS. */
   allowedOrigins?: readonly string[];
+  /** Extra allowed Host names (or `name:port`), read on every request: the hook for the network-access relay. */
+  extraHosts?: () => Iterable<string>;
   /**
    * Options of the runtime host the app creates (tests inject `createClient` for in-process workers, a
    * `fauxScript`, timings). Defaults: forked workers with this app's agent dir, the faux script of
@@ -86,6 +90,8 @@ export interface BuildAppOptions {
   runtimeHost?: RuntimeHostView;
   /** Events WebSocket heartbeat period. Default 30 s. */
   heartbeatMs?: number;
+  /** Buffered bytes past which an events socket is closed as a slow reader. Default 8 MiB. */
+  eventsBufferLimitBytes?: number;
   /** Watch pi's sessions folder. Default true. */
   watchSessions?: boolean;
   /** Home directory of GET /api/pi/fs (`~`). Default: os.homedir(). */
@@ -173,7 +179,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
   const agentDir = options.agentDir ?? resolveAgentDir(env);
   const hostOptions = runtimeHostSettings(options.runtimeHostOptions ?? {}, env, agentDir);
   const host = new RuntimeHost(hostOptions);
-  const previewer = createRuntimePreviewer(hostOptions, host.fauxScript);
+  const previewer = createRuntimePreviewer(hostOptions, host.fauxScript, { capacity: host });
   const runtimeHost: RuntimeHostView = options.runtimeHost ?? host;
   const epoch = randomUUID();
   const startedAtMs = performance.now();
@@ -195,7 +201,10 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
   const stopWorkers = async (): Promise<void> => {
     if (host.stopping) return;
     written = host.openRuntimes().flatMap((handle) => (handle.sessionFile !== null ? [handle.sessionFile] : []));
-    await host.shutdown().catch((error: unknown) => app.log.error({ err: error }, "runtime host shutdown failed"));
+    await Promise.all([
+      host.shutdown().catch((error: unknown) => app.log.error({ err: error }, "runtime host shutdown failed")),
+      previewer.close(),
+    ]);
   };
   app.addHook("preClose", stopWorkers);
   app.addHook("onClose", async () => {
@@ -233,7 +242,10 @@ async function registerAll(
   // First: its onRequest hook marks upgrade requests (and its onResponse hook then destroys the socket of a
   // refused upgrade), so it must run before the origin policy can answer 403.
   await app.register(fastifyWebsocket, { options: { maxPayload: MAX_WS_PAYLOAD_BYTES } });
-  registerOriginPolicy(app, createOriginPolicy(options.allowedOrigins ?? allowedOriginsFromEnv(env)));
+  registerOriginPolicy(
+    app,
+    createOriginPolicy(options.allowedOrigins ?? allowedOriginsFromEnv(env), options.extraHosts ? { extraHosts: options.extraHosts } : {}),
+  );
 
   /** The answer for a request no route matched: 405 for a known path, the SPA shell, or 404. */
   const unmatched = (request: FastifyRequest, reply: FastifyReply): FastifyReply => {
@@ -293,6 +305,7 @@ async function registerAll(
   await app.register(sessionsRoutes, { readSide, runtimeHost });
   await app.register(exportRoutes, { readSide, runtimeHost, version });
   await app.register(sessionWriteRoutes, { readSide, host, previewer });
+  await app.register(sessionResetRoutes, { readSide, host });
   await app.register(runtimeActionsRoutes, { readSide, host });
   await app.register(subagentRoutes, { readSide, host, agentDir });
   await app.register(fsRoutes, options.home !== undefined ? { home: options.home } : {});
@@ -301,6 +314,7 @@ async function registerAll(
     runtimeHost,
     epoch,
     ...(options.heartbeatMs !== undefined ? { heartbeatMs: options.heartbeatMs } : {}),
+    ...(options.eventsBufferLimitBytes !== undefined ? { bufferLimitBytes: options.eventsBufferLimitBytes } : {}),
   });
 
   if (webDistDir !== null) {

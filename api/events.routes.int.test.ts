@@ -1,8 +1,8 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { Subject } from "rxjs";
 import WebSocket from "ws";
 import { closeTestApps, MessageQueue, testApp } from "./app.fixture.ts";
-import { CLOSE_MESSAGE_TOO_BIG, PONG_TEXT } from "./events.routes.ts";
+import { CLOSE_MESSAGE_TOO_BIG, CLOSE_SLOW_READER, PONG_TEXT, SLOW_READER_REASON } from "./events.routes.ts";
 import type { OpenRuntime, RuntimeHostEvent, RuntimeHostView } from "./runtime-host.ts";
 
 afterEach(closeTestApps);
@@ -89,6 +89,84 @@ describe("WS /api/pi/events", () => {
     expect(await take(queues.none, 1)).toEqual([{ type: "runtime_removed", data: { id: "s1" }, seq: 4, epoch }]);
     for (const c of [focused, all, none]) c.socket.close();
     await Promise.all([focused.queue.closed, all.queue.closed, none.queue.closed]);
+  });
+
+  it("serializes a live message once per variant for every socket; each socket gets the envelope's exact JSON text", async () => {
+    const events = new Subject<RuntimeHostEvent>();
+    const host: RuntimeHostView = { activeWorkers: () => 1, openRuntimes: () => [], events$: events };
+    const { base, epoch } = await listening({ runtimeHost: host });
+    const urls = ["", "", "?sessionId=s1", "?sessionId=", "?sessionId=other"].map((query) => `ws://${base}/api/pi/events${query}`);
+    const clients = urls.map((url) => connect(url));
+    await Promise.all(clients.map((c) => c.opened));
+    for (const c of clients) expect((await c.queue.next()).type).toBe("runtime_roster");
+
+    // Non-ASCII text and a line separator: the bytes a socket gets must still be JSON.stringify's.
+    const full = { activeSessionId: "s1", event: { type: "message_update", text: "é✓\u2028".repeat(2000) } };
+    const compact = { activeSessionId: "s1", event: { type: "message_update" } };
+    const variants: boolean[] = [];
+    const stringify = vi.spyOn(JSON, "stringify");
+    try {
+      events.next({ type: "runtime_event", sessionId: "s1", data: (isFull) => (variants.push(isFull), isFull ? full : compact) });
+      const texts = await Promise.all(clients.map((c) => c.queue.nextText()));
+      const encodings = stringify.mock.calls.filter(([value]) => {
+        const data = typeof value === "object" && value !== null ? (value as { data?: unknown }).data : undefined;
+        return data === full || data === compact;
+      });
+      expect(encodings).toHaveLength(2);
+      expect(variants.sort()).toEqual([false, true]);
+      stringify.mockRestore();
+      const expected = (data: unknown): string => JSON.stringify({ type: "runtime_event", data, seq: 2, epoch });
+      expect(texts).toEqual([expected(full), expected(full), expected(full), expected(compact), expected(compact)]);
+    } finally {
+      stringify.mockRestore();
+    }
+    for (const c of clients) c.socket.close();
+    await Promise.all(clients.map((c) => c.queue.closed));
+  });
+
+  it("closes a socket whose unsent bytes pass the limit with 1013, queues nothing more for it, and keeps serving others", async () => {
+    const limit = 256 * 1024;
+    const events = new Subject<RuntimeHostEvent>();
+    const host: RuntimeHostView = { activeWorkers: () => 1, openRuntimes: () => [], events$: events };
+    const { base } = await listening({ runtimeHost: host, eventsBufferLimitBytes: limit });
+    const live = connect(`ws://${base}/api/pi/events`);
+    // The stalled socket is the only compact one, so `data(false)` runs exactly while the server still
+    // serves it: once it is cut, nothing is encoded for it any more.
+    const stalled = connect(`ws://${base}/api/pi/events?sessionId=`);
+    await Promise.all([live.opened, stalled.opened]);
+    expect((await live.queue.next()).type).toBe("runtime_roster");
+    expect((await stalled.queue.next()).type).toBe("runtime_roster");
+    const stalledSeqs: number[] = [];
+    stalled.socket.on("message", (data: Buffer) => stalledSeqs.push((JSON.parse(data.toString("utf8")) as { seq: number }).seq));
+    stalled.socket.pause();
+
+    const big = "x".repeat(64 * 1024);
+    let compactEncodings = 0;
+    let sent = 0;
+    let idleRounds = 0;
+    // The live reader reads every message before the next is published (the kernel's socket buffers fill
+    // first, so how many messages the cut takes depends on the machine; the loop waits for it).
+    while (sent < 1000 && idleRounds < 3) {
+      const before = compactEncodings;
+      const n = ++sent;
+      events.next({ type: "runtime_event", sessionId: "s1", data: (full) => (full || compactEncodings++, { n, big }) });
+      expect((await live.queue.next()).seq).toBe(n + 1);
+      idleRounds = compactEncodings === before ? idleRounds + 1 : 0;
+    }
+    expect(idleRounds, `the stalled socket was still served after ${sent} messages of 64 KiB`).toBe(3);
+
+    // Once it reads again it gets what was queued before the cut, in order, then the close frame.
+    stalled.socket.resume();
+    expect(await stalled.queue.closed).toEqual({ code: CLOSE_SLOW_READER, reason: SLOW_READER_REASON });
+    expect(stalledSeqs).toEqual(stalledSeqs.map((_, i) => i + 2));
+    expect(stalledSeqs.length).toBeLessThan(sent - 2);
+    expect(stalledSeqs.length * big.length).toBeGreaterThan(limit);
+
+    events.next({ type: "runtime_event", sessionId: "s1", data: () => ({ after: true }) });
+    expect(await live.queue.next()).toMatchObject({ seq: sent + 2, data: { after: true } });
+    expect(live.socket.readyState).toBe(WebSocket.OPEN);
+    live.socket.close();
+    await live.queue.closed;
   });
 
   it("pings on the heartbeat, keeps a socket that answers the literal pong, terminates one that does not", async () => {

@@ -101,7 +101,8 @@ describe("research through the session read routes", () => {
       reportTitle: `Kettle report ${HOSTILE}`,
       reportEntryId: REPORT_ENTRY_ID,
       threadCount: 2,
-      completedThreadCount: 1,
+      // finished threads: T1 done and T2 error
+      completedThreadCount: 2,
       sourceCount: 3,
       citedSourceCount: 2,
       excludedSourceCount: 1,

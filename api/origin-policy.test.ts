@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { allowedOriginsFromEnv, createOriginPolicy, normalizeOrigin } from "./origin-policy.ts";
+import {
+  allowedOriginsFromEnv,
+  createOriginPolicy,
+  CROSS_SITE_REFUSED,
+  HOST_NOT_ALLOWED,
+  normalizeOrigin,
+  ORIGIN_NOT_ALLOWED,
+  parseHostHeader,
+  type PolicyRequest,
+} from "./origin-policy.ts";
 
 describe("origin policy", () => {
   const policy = createOriginPolicy(["https://app.example.com", "http://LAN.example:8080/"]);
@@ -10,7 +19,15 @@ describe("origin policy", () => {
       expect(policy.allows(origin, "127.0.0.1:8787"), origin).toBe(true);
     }
     expect(policy.allows("http://192.168.1.5:8787", "192.168.1.5:8787")).toBe(true);
-    expect(policy.allows("http://myhost:8787", "MYHOST:8787")).toBe(true);
+    expect(policy.allows("http://192.168.1.5", "192.168.1.5:80")).toBe(true);
+    expect(policy.allows("http://dev.localhost:8787", "DEV.localhost:8787")).toBe(true);
+    expect(policy.allows("http://app.example.com:8787", "app.example.com:8787")).toBe(true);
+  });
+
+  it("counts same-origin only for an allowed Host: a rebinding page is same-origin with its own name", () => {
+    expect(policy.allows("http://evil.example:8787", "evil.example:8787")).toBe(false);
+    expect(policy.allows("http://myhost:8787", "MYHOST:8787")).toBe(false);
+    expect(createOriginPolicy([], { extraHosts: () => ["myhost"] }).allows("http://myhost:8787", "MYHOST:8787")).toBe(true);
   });
 
   it("allows configured origins after normalisation and rejects everything else", () => {
@@ -40,5 +57,118 @@ describe("origin policy", () => {
     expect(allowedOriginsFromEnv({})).toEqual([]);
     expect(normalizeOrigin("HTTPS://A.Example:443")).toBe("https://a.example");
     expect(normalizeOrigin("http://user:pw@a.example")).toBeNull();
+  });
+
+  it("parses Host header values strictly", () => {
+    expect(parseHostHeader("LocalHost:8787")).toEqual({ hostname: "localhost", port: "8787" });
+    expect(parseHostHeader("[::1]")).toEqual({ hostname: "[::1]", port: null });
+    expect(parseHostHeader("[fe80::1]:80")).toEqual({ hostname: "[fe80::1]", port: "80" });
+    for (const bad of ["", "a b", "user@localhost", "localhost:99999", "localhost:", "[::g]", "[::1", "::1", "localhost.", ".localhost", "a..b", "x/y"]) {
+      expect(parseHostHeader(bad), bad).toBeNull();
+    }
+  });
+});
+
+describe("host allow-list, origin and fetch metadata (refusal table)", () => {
+  const relay = new Set<string>();
+  const policy = createOriginPolicy(["https://app.example.com", "http://lan.example:8080"], { extraHosts: () => relay });
+  const request = (overrides: Partial<PolicyRequest>): PolicyRequest => ({
+    url: "/api/pi/state",
+    host: "127.0.0.1:8787",
+    origin: undefined,
+    secFetchSite: undefined,
+    httpVersion: "1.1",
+    ...overrides,
+  });
+
+  it.each([
+    "localhost",
+    "localhost:8787",
+    "LOCALHOST:1",
+    "127.0.0.1:8787",
+    "127.0.0.1",
+    "127.9.8.7:80",
+    "[::1]:8787",
+    "[::1]",
+    "leyline.localhost:8787",
+    "a.b.localhost",
+    "192.168.1.5:8787",
+    "10.0.0.1",
+    "0.0.0.0:8787",
+    "[fe80::1]:8787",
+    "[2001:db8::1]",
+    "app.example.com",
+    "app.example.com:443",
+    "lan.example:9999",
+  ])("allows Host %s", (host) => {
+    expect(policy.refusal(request({ host }))).toBeNull();
+  });
+
+  it.each([
+    "evil.example:8787",
+    "evil.example",
+    "localhost.evil.example",
+    "localhost.",
+    "127.0.0.1.nip.io:8787",
+    "7f000001.rbndr.us:8787",
+    "127.1:8787",
+    "2130706433:8787",
+    "example.com",
+    "app.example.com.evil.example",
+    "[::1]:99999",
+    "localhost:8787, evil.example",
+    "",
+  ])("refuses Host %s with 'Host not allowed'", (host) => {
+    expect(policy.refusal(request({ host }))).toBe(HOST_NOT_ALLOWED);
+    expect(policy.refusal(request({ host, url: "/" }))).toBe(HOST_NOT_ALLOWED);
+  });
+
+  it("refuses the DNS-rebinding pair (Host and a matching Origin of the attacker's name)", () => {
+    expect(policy.refusal(request({ host: "evil.example:8787", origin: "http://evil.example:8787", secFetchSite: "same-origin" }))).toBe(HOST_NOT_ALLOWED);
+    expect(policy.refusal(request({ host: "127.0.0.1:8787", origin: "http://evil.example:8787" }))).toBe(ORIGIN_NOT_ALLOWED);
+  });
+
+  it("allows a missing Host only on HTTP/1.0", () => {
+    expect(policy.refusal(request({ host: undefined, httpVersion: "1.0" }))).toBeNull();
+    expect(policy.refusal(request({ host: undefined, httpVersion: "1.1" }))).toBe(HOST_NOT_ALLOWED);
+    expect(policy.refusal(request({ host: undefined, httpVersion: "2.0" }))).toBe(HOST_NOT_ALLOWED);
+  });
+
+  it("reads extra hosts (the network relay's names) on every request, by name or name:port", () => {
+    expect(policy.refusal(request({ host: "leyline-box.lan:8787" }))).toBe(HOST_NOT_ALLOWED);
+    relay.add("Leyline-Box.lan");
+    relay.add("pinned.lan:9000");
+    expect(policy.refusal(request({ host: "leyline-box.lan:8787" }))).toBeNull();
+    expect(policy.refusal(request({ host: "leyline-box.lan" }))).toBeNull();
+    expect(policy.refusal(request({ host: "pinned.lan:9000" }))).toBeNull();
+    expect(policy.refusal(request({ host: "pinned.lan:9001" }))).toBe(HOST_NOT_ALLOWED);
+    expect(policy.refusal(request({ host: "leyline-box.lan:8787", origin: "http://leyline-box.lan:8787" }))).toBeNull();
+    relay.clear();
+    expect(policy.refusal(request({ host: "leyline-box.lan:8787" }))).toBe(HOST_NOT_ALLOWED);
+  });
+
+  it.each([
+    // [site, origin, url, expected]
+    ["cross-site", undefined, "/api/pi/state?cwd=/tmp", CROSS_SITE_REFUSED],
+    ["same-site", undefined, "/api/pi/sessions/abc/bash", CROSS_SITE_REFUSED],
+    ["Cross-Site", undefined, "/api", CROSS_SITE_REFUSED],
+    ["cross-site", undefined, "/api/pi/events", CROSS_SITE_REFUSED],
+    ["cross-site", "https://evil.example", "/api/pi/state", ORIGIN_NOT_ALLOWED],
+    ["same-site", "http://127.0.0.2:8787", "/api/pi/state", ORIGIN_NOT_ALLOWED],
+    // an allowed cross-origin frontend (CORS) is labelled cross-site or same-site by browsers
+    ["cross-site", "https://app.example.com", "/api/pi/state", null],
+    ["same-site", "http://localhost:5173", "/api/pi/state", null],
+    ["cross-site", "http://[::1]:5173", "/api/pi/sessions", null],
+    // same-origin, none and no header keep working
+    ["same-origin", undefined, "/api/pi/state", null],
+    ["same-origin", "http://127.0.0.1:8787", "/api/pi/state", null],
+    ["none", undefined, "/api/pi/state", null],
+    [undefined, undefined, "/api/pi/state", null],
+    // outside /api: cross-site navigations to the client's pages still load
+    ["cross-site", undefined, "/", null],
+    ["cross-site", undefined, "/sessions/abc", null],
+    ["same-site", undefined, "/apix", null],
+  ])("Sec-Fetch-Site %s with Origin %s on %s → %s", (secFetchSite, origin, url, expected) => {
+    expect(policy.refusal(request({ secFetchSite, origin, url }))).toBe(expected);
   });
 });

@@ -221,7 +221,10 @@ describe("runtime API (in-process workers)", () => {
     expect(model.status).toBe(200);
     expect((model.body["active"] as Active).state.model).toMatchObject({ provider: "faux", id: "faux-2" });
     expect((await call(app, "POST", `/api/pi/sessions/${id}/model`, { provider: "faux", id: "nope" })).status).toBe(500);
-    expect((await call(app, "POST", `/api/pi/sessions/${id}/model`, { provider: 1 })).status).toBe(500);
+    // a bad body is the client's error (400), an unknown model stays the spec's 500
+    expect(await call(app, "POST", `/api/pi/sessions/${id}/model`, { provider: 1 })).toEqual({ status: 400, body: { error: "provider must be a non-empty string" } });
+    expect(await call(app, "POST", `/api/pi/sessions/${id}/model`, { provider: "faux" })).toEqual({ status: 400, body: { error: "id must be a non-empty string" } });
+    expect((await call(app, "POST", "/api/pi/model", { provider: "faux", id: "" })).status).toBe(400);
 
     // the legacy twins act on the selected session
     const legacy = await call(app, "POST", "/api/pi/thinking", { level: "off" });
@@ -251,7 +254,8 @@ describe("runtime API (in-process workers)", () => {
 
     const ultrafast = await call(app, "POST", `/api/pi/sessions/${id}/ultrafast`, { enabled: true });
     expect(ultrafast).toEqual({ status: 500, body: { error: ULTRAFAST_UNAVAILABLE } });
-    expect((await call(app, "POST", `/api/pi/sessions/${id}/ultrafast`, { enabled: "yes" })).status).toBe(500);
+    expect(await call(app, "POST", `/api/pi/sessions/${id}/ultrafast`, { enabled: "yes" })).toEqual({ status: 400, body: { error: "enabled must be a boolean" } });
+    expect((await call(app, "POST", `/api/pi/sessions/${id}/ultrafast`, {})).status).toBe(400);
   });
 
   it("edit-prompt (scoped and legacy) branches from the edited prompt's parent; bad input answers 400/404", async () => {
@@ -328,7 +332,8 @@ describe("runtime API (in-process workers)", () => {
     expect(forkId).not.toBe(id);
     expect(app.leyline.host.activeSessionId).toBe(forkId);
     expect((scoped.body["detail"] as { session: { id: string } }).session.id).toBe(forkId);
-    expect((await call(app, "POST", `/api/pi/sessions/${id}/fork`, { entryId: "no-such-entry" })).status).toBeGreaterThanOrEqual(400);
+    expect(await call(app, "POST", `/api/pi/sessions/${id}/fork`, { entryId: "no-such-entry" })).toEqual({ status: 404, body: { error: "Entry no-such-entry not found" } });
+    expect(app.leyline.host.activeSessionId).toBe(forkId);
     expect((await call(app, "POST", `/api/pi/sessions/${id}/fork`, {})).status).toBe(400);
 
     // legacy fork from the selected session (select the source first)

@@ -9,6 +9,12 @@
  *
  * edit-prompt answers `{ ok, active }` once the replacement prompt passed pi's preflight (RuntimeHandle.editPrompt).
  *
+ * Body limits: prompt, queue and edit-prompt (scoped and legacy) take pi's image sizes (body-limits.ts); the
+ * other actions keep Fastify's 1 MiB. A larger body answers 413.
+ *
+ * reset-to-entry answers `{ ok, active, detail, trashed: { path } }`: the trash copy of the whole file, which
+ * POST /api/pi/sessions/:id/reset-undo restores (session-reset.routes.ts).
+ *
  * ultrafast (scoped only): RuntimeHandle.setUltrafast runs the bundled `/ultrafast on|off` command; the mode
  * is read from `active.state.extensionUi.statuses["leyline-ultrafast"]`.
  *
@@ -18,6 +24,7 @@
 import type { FastifyPluginAsync, FastifyRequest } from "fastify";
 import type { RuntimeHandle } from "../adapters/runtime-host/runtime-handle.ts";
 import type { RuntimeHost } from "../adapters/runtime-host/runtime-host.ts";
+import { PROMPT_BODY_ACTIONS, PROMPT_BODY_LIMIT_BYTES } from "./body-limits.ts";
 import { HttpError } from "./http-error.ts";
 import type { ReadSide } from "./read-side.ts";
 import type { RouteMethodsConfig } from "./route-methods.ts";
@@ -77,8 +84,9 @@ export const runtimeActionsRoutes: FastifyPluginAsync<RuntimeActionsRoutesOption
   /** Legacy-only actions. */
   const legacyOnly: Record<string, Action> = {
     "reset-to-entry": async (handle, body) => {
-      const { active } = await handle.resetToEntry(entryIdOf(body));
-      return withDetail(handle, active);
+      // trashed: the copy of the whole file before the cut (POST /api/pi/sessions/:id/reset-undo restores it)
+      const { active, trashPath } = await handle.resetToEntry(entryIdOf(body));
+      return { ...(await withDetail(handle, active)), trashed: { path: trashPath } };
     },
   };
 
@@ -93,11 +101,13 @@ export const runtimeActionsRoutes: FastifyPluginAsync<RuntimeActionsRoutesOption
   };
 
   const idParams = { type: "object", required: ["id"], properties: { id: { type: "string", minLength: 1 } } } as const;
+  // Bodies that may carry images get pi's image limits (body-limits.ts); the others keep Fastify's 1 MiB.
+  const bodyLimitOf = (name: string): { bodyLimit?: number } => (PROMPT_BODY_ACTIONS.has(name) ? { bodyLimit: PROMPT_BODY_LIMIT_BYTES } : {});
   for (const [name, action] of Object.entries({ ...shared, ...scopedOnly })) {
-    app.post(`/api/pi/sessions/:id/${name}`, { config: ACTION_CONFIG, schema: { params: idParams } }, scoped(action));
+    app.post(`/api/pi/sessions/:id/${name}`, { config: ACTION_CONFIG, schema: { params: idParams }, ...bodyLimitOf(name) }, scoped(action));
   }
   for (const [name, action] of Object.entries({ ...shared, ...legacyOnly })) {
-    app.post(`/api/pi/${name}`, { config: ACTION_CONFIG }, legacy(action));
+    app.post(`/api/pi/${name}`, { config: ACTION_CONFIG, ...bodyLimitOf(name) }, legacy(action));
   }
 
   app.post<{ Params: { id: string; requestId: string }; Body: unknown }>(

@@ -9,6 +9,7 @@ import type { FastifyInstance, InjectOptions } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Active } from "../domain/runtime/runtime-types.ts";
 import { buildApp } from "./app.ts";
+import { PROMPT_BODY_LIMIT_BYTES } from "./body-limits.ts";
 import { call, EventCollector, listenForEvents, runtimeApiDirs, type RuntimeApiDirs } from "./runtime-api.fixture.ts";
 
 let dirs: RuntimeApiDirs;
@@ -114,6 +115,8 @@ describe("runtime routes: bad input", () => {
     await expectError({ method: "POST", url: "/api/pi/active-session", payload: { path: path.join(dirs.root, "none.jsonl") } }, 404);
     await expectError({ method: "POST", url: "/api/pi/active-session", payload: { cwd: path.join(dirs.root, "empty") } }, 404);
     await expectError({ method: "GET", url: `/api/pi/state?cwd=${encodeURIComponent(path.join(dirs.root, "missing"))}` }, 400);
-    await expectError({ method: "POST", url: "/api/pi/sessions/unknown-id/prompt", payload: "x".repeat(2 * 1024 * 1024), headers: json }, 413);
+    // Routes without images keep the 1 MiB default; prompt routes allow PROMPT_BODY_LIMIT_BYTES (api/body-limits.ts).
+    await expectError({ method: "POST", url: "/api/pi/sessions/unknown-id/bash", payload: "x".repeat(2 * 1024 * 1024), headers: json }, 413);
+    await expectError({ method: "POST", url: "/api/pi/sessions/unknown-id/prompt", payload: "x".repeat(PROMPT_BODY_LIMIT_BYTES + 1), headers: json }, 413);
   });
 });

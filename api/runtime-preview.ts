@@ -4,25 +4,55 @@
  * it announces nothing on the events socket, does not count as an open session, is never selected, and is
  * disposed before the response. It opens a NEW pi session in its worker and never prompts, so pi (which
  * writes a session file with the first assistant message) creates no file. Its snapshot's id is "".
+ *
+ * A preview costs a worker process (~140 MB, seconds of CPU), so previews are bounded (30 parallel requests
+ * once made 33 workers and 4.7 GB):
+ * - each build holds a slot of the runtime host's capacity (`reserveCapacity`) from before its worker starts
+ *   until the worker is gone; at the limit (no idle runtime to close) the request fails with 503;
+ * - one build per folder at a time: requests for a folder whose preview is being built share that build
+ *   (single flight), `refresh` ones included: a build in flight reads pi's settings and extensions when its
+ *   worker opens, so it is as fresh as a new one would be;
+ * - a finished preview is served again for `cacheMs` (default 3 s) to requests without `refresh` (spec:
+ *   "refresh=1 always creates a fresh preview"). Failures are not cached.
  */
 import path from "node:path";
 import type { FauxScript } from "../adapters/runtime/faux-script.ts";
 import type { WorkerOpenOptions } from "../adapters/runtime/runtime-protocol.ts";
 import { ForkedWorkerClient } from "../adapters/runtime/worker-client.ts";
-import { systemClock } from "../adapters/runtime-host/host-clock.ts";
+import { type HostClock, systemClock } from "../adapters/runtime-host/host-clock.ts";
 import { RuntimeHandle } from "../adapters/runtime-host/runtime-handle.ts";
-import type { RuntimeHostOptions } from "../adapters/runtime-host/runtime-host.ts";
+import { RuntimeHostError } from "../adapters/runtime-host/runtime-host-error.ts";
+import type { CapacityReservation, RuntimeHostOptions } from "../adapters/runtime-host/runtime-host.ts";
 import type { Active } from "../domain/runtime/runtime-types.ts";
 
 export interface RuntimePreviewer {
-  /** The `Active` of a throwaway runtime in `cwd` (id ""), disposed before this resolves. */
-  preview(cwd: string): Promise<Active>;
+  /** The `Active` of a throwaway runtime in `cwd` (id ""), built, shared or cached as described above. */
+  preview(cwd: string, options?: { refresh?: boolean }): Promise<Active>;
+  /** Disposes the previews being built and refuses new ones (the app's shutdown). */
+  close(): Promise<void>;
 }
 
+/** Where previews take their worker slots: the runtime host. */
+export interface PreviewCapacity {
+  reserveCapacity(): Promise<CapacityReservation>;
+}
+
+export interface RuntimePreviewerSettings {
+  readonly capacity: PreviewCapacity;
+  /** How long a finished preview is reused (ms; ≤ 0 disables the cache). Default 3 s. */
+  readonly cacheMs?: number;
+  readonly clock?: HostClock;
+}
+
+export const PREVIEW_CACHE_MS = 3_000;
 const PREVIEW_DISPOSE_TIMEOUT_MS = 5_000;
 
 /** Previews with the same worker factory and worker options as the host's runtimes. */
-export function createRuntimePreviewer(options: RuntimeHostOptions, fauxScript: FauxScript | null): RuntimePreviewer {
+export function createRuntimePreviewer(
+  options: RuntimeHostOptions,
+  fauxScript: FauxScript | null,
+  settings: RuntimePreviewerSettings,
+): RuntimePreviewer {
   const workerOptions: WorkerOpenOptions = {
     ...(options.agentDir !== undefined ? { agentDir: options.agentDir } : {}),
     ...(options.extensionPaths ? { extensionPaths: options.extensionPaths } : {}),
@@ -32,24 +62,70 @@ export function createRuntimePreviewer(options: RuntimeHostOptions, fauxScript: 
   };
   const createClient =
     options.createClient ?? ((context) => ForkedWorkerClient.spawn({ fauxScript: context.fauxScript, ...(options.env ? { env: options.env } : {}) }));
-  return {
-    async preview(cwd) {
-      const handle = new RuntimeHandle({
-        clock: systemClock,
-        createClient: () => createClient({ fauxScript }),
-        workerOptions,
-        emit: () => undefined,
-        maxRecoveries: 0,
-        confirmationTimeoutMs: null,
-        openTimeoutMs: options.openTimeoutMs ?? 60_000,
-      });
-      try {
-        await handle.start({ new: { cwd: path.resolve(cwd) } });
-        const active = handle.active();
-        return { ...active, id: "", path: "" };
-      } finally {
-        await handle.close(PREVIEW_DISPOSE_TIMEOUT_MS);
+  const clock = settings.clock ?? systemClock;
+  const cacheMs = settings.cacheMs ?? PREVIEW_CACHE_MS;
+  const building = new Map<string, Promise<Active>>();
+  const cache = new Map<string, { active: Active; expiresAt: number }>();
+  const live = new Set<RuntimeHandle>();
+  let closed = false;
+
+  const build = async (cwd: string): Promise<Active> => {
+    let slot: CapacityReservation;
+    try {
+      slot = await settings.capacity.reserveCapacity();
+    } catch (error) {
+      if (error instanceof RuntimeHostError && error.status === 503 && !closed) {
+        throw new RuntimeHostError(503, `${error.message}: no worker is free to preview ${cwd}; close a session or try again`);
       }
+      throw error;
+    }
+    const handle = new RuntimeHandle({
+      clock,
+      createClient: () => createClient({ fauxScript }),
+      workerOptions,
+      emit: () => undefined,
+      maxRecoveries: 0,
+      confirmationTimeoutMs: null,
+      openTimeoutMs: options.openTimeoutMs ?? 60_000,
+    });
+    live.add(handle);
+    try {
+      if (closed) throw new RuntimeHostError(503, "The server is shutting down");
+      await handle.start({ new: { cwd } });
+      if (closed) throw new RuntimeHostError(503, "The server is shutting down");
+      return { ...handle.active(), id: "", path: "" };
+    } finally {
+      // The slot is given back only once the worker is gone.
+      await handle.close(PREVIEW_DISPOSE_TIMEOUT_MS).finally(() => {
+        live.delete(handle);
+        slot.release();
+      });
+    }
+  };
+
+  return {
+    async preview(given, previewOptions = {}) {
+      if (closed) throw new RuntimeHostError(503, "The server is shutting down");
+      const cwd = path.resolve(given);
+      const now = clock.now();
+      for (const [key, entry] of cache) if (entry.expiresAt <= now) cache.delete(key);
+      const cached = cache.get(cwd);
+      if (cached !== undefined && previewOptions.refresh !== true) return cached.active;
+      const inFlight = building.get(cwd);
+      if (inFlight !== undefined) return inFlight;
+      const run = build(cwd).then(
+        (active) => {
+          if (cacheMs > 0 && !closed) cache.set(cwd, { active, expiresAt: clock.now() + cacheMs });
+          return active;
+        },
+      ).finally(() => building.delete(cwd));
+      building.set(cwd, run);
+      return run;
+    },
+    async close() {
+      closed = true;
+      cache.clear();
+      await Promise.all([...live].map((handle) => handle.close(PREVIEW_DISPOSE_TIMEOUT_MS).catch(() => undefined)));
     },
   };
 }

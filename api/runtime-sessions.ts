@@ -2,13 +2,18 @@
  * What the session write routes and the runtime action routes share: resolving a session id to an open
  * runtime (opening its file when it is not open), the SessionDetail of a runtime (folded from its file, or a
  * minimal one while pi has not written the file yet), and the request body guard.
+ *
+ * A session whose cwd no longer exists is never opened (no worker is spawned): 409 with the detail's
+ * `readOnly.message` (the spec names no status for this; it is a conflict with the session's state, not a
+ * failed runtime load).
  */
 import fs from "node:fs";
 import type { RuntimeHandle } from "../adapters/runtime-host/runtime-handle.ts";
 import type { RuntimeHost } from "../adapters/runtime-host/runtime-host.ts";
+import { readSessionHeader } from "../adapters/runtime/worker-runtime.ts";
 import { HttpError } from "./http-error.ts";
 import type { ReadSide } from "./read-side.ts";
-import type { SessionDetail } from "./session-detail.ts";
+import { readOnlyOf, type SessionDetail } from "./session-detail.ts";
 import { loadSessionDetail } from "./sessions.routes.ts";
 
 export const SESSION_NOT_FOUND = "Session not found";
@@ -27,10 +32,28 @@ export async function persistedFileOf(readSide: ReadSide, id: string): Promise<s
 /** The open runtime of `id`, opening its persisted file when needed; 404 when the id is unknown. */
 export async function openSession(services: RuntimeRouteServices, id: string): Promise<RuntimeHandle> {
   const open = services.host.get(id);
-  if (open !== undefined) return open;
+  if (open !== undefined) {
+    // Its file was removed behind the runtime's back: close it (pi would append to a new, headerless file).
+    if (!open.fileDeleted()) return open;
+    await services.host.close(id);
+    throw new HttpError(404, SESSION_NOT_FOUND);
+  }
   const file = await persistedFileOf(services.readSide, id);
   if (file === null || !fs.existsSync(file)) throw new HttpError(404, SESSION_NOT_FOUND);
-  return services.host.open({ sessionFile: file });
+  return openSessionFile(services.host, file);
+}
+
+/** Opens a persisted session file in a runtime; 409 when its header's cwd is gone (see the module comment). */
+export async function openSessionFile(host: RuntimeHost, file: string): Promise<RuntimeHandle> {
+  let cwd: string | null = null;
+  try {
+    cwd = readSessionHeader(file).cwd;
+  } catch {
+    // Not a readable session header: the runtime's own open reports it, as before.
+  }
+  const readOnly = cwd === null ? null : readOnlyOf(cwd);
+  if (readOnly !== null) throw new HttpError(409, readOnly.message);
+  return host.open({ sessionFile: file });
 }
 
 /** The detail of a runtime without a saved file yet: its list row, its research state from the worker, no entries. */
@@ -46,8 +69,20 @@ export function unsavedDetail(handle: RuntimeHandle): SessionDetail {
       modified: summary.modified ?? now,
       created: summary.timestamp ?? now,
       research: handle.researchState(),
+      ...unsavedSettings(handle),
     },
     entries: [],
+  };
+}
+
+/** What pi will write first (a new v3 file), from the runtime itself. */
+function unsavedSettings(handle: RuntimeHandle): Pick<SessionDetail["session"], "model" | "thinkingLevel" | "fileVersion" | "readOnly"> {
+  const { state } = handle.active();
+  return {
+    model: state.model ? { provider: state.model.provider, id: state.model.id } : null,
+    thinkingLevel: state.thinkingLevel,
+    fileVersion: 3,
+    readOnly: null,
   };
 }
 

@@ -1,10 +1,15 @@
 /**
  * SessionDetail (spec "Session detail") of a persisted session file, from the projections an opened session
- * holds (`index.session$`: session summary + transcript). Pure given the tail snapshot and the file's mtime.
+ * holds (`index.session$`: session summary + transcript). Pure given the tail snapshot, the file's mtime and
+ * header version, and one probe: whether the session's cwd exists (`readOnly` when it does not).
  * The transcript carries the research annotations of the branch's research state (the report message's
  * `researchReport`, researcher `subagent` calls' `researchThreads`: domain/transcript/research-transcript.ts).
+ * `model` and `thinkingLevel` come from the branch's own entries (domain/session-settings.ts), so the page can
+ * show them before any runtime exists.
  */
-import type { SessionDetail, SessionDetailSession } from "../domain/session-detail.ts";
+import fs from "node:fs";
+import { cwdMissingMessage, type SessionDetail, type SessionDetailSession, type SessionReadOnly } from "../domain/session-detail.ts";
+import { sessionSettingsOf } from "../domain/session-settings.ts";
 import { FIRST_MESSAGE_LIMIT, truncateText } from "../domain/session-summary.ts";
 import { withResearchAnnotations } from "../domain/transcript/research-transcript.ts";
 import type { TranscriptEntry } from "../domain/transcript/transcript-types.ts";
@@ -48,15 +53,25 @@ export function contextTokensOf(entries: readonly TranscriptEntry[]): number | n
   return null;
 }
 
+/** `readOnly` of a session whose cwd is `cwd`: null while the folder exists. */
+export function readOnlyOf(cwd: string, cwdExists: (cwd: string) => boolean = fs.existsSync): SessionReadOnly | null {
+  return cwd !== "" && !cwdExists(cwd) ? { reason: "cwd-missing", message: cwdMissingMessage(cwd) } : null;
+}
+
 function hasUserMessage(entries: readonly TranscriptEntry[]): boolean {
   return entries.some((entry) => entry.type === "message" && entry.role === "user");
 }
 
 /**
  * The detail of a folded session file, or null when the file is not a session (no header).
- * `file.mtimeMs` stands in for times the file does not record (as in the list).
+ * `file.mtimeMs` stands in for times the file does not record (as in the list); `file.version` is the header's
+ * version as written (the decoder's; the records say 3 after the in-memory migration), 1 when unknown.
  */
-export function selectSessionDetail(states: ProjectionStates, file: { path: string; mtimeMs: number }): SessionDetail | null {
+export function selectSessionDetail(
+  states: ProjectionStates,
+  file: { path: string; mtimeMs: number; version?: number | null },
+  cwdExists: (cwd: string) => boolean = fs.existsSync,
+): SessionDetail | null {
   const summaryState = states[sessionSummaryProjection.name] as SessionSummaryState | undefined;
   const transcriptState = states[transcriptProjection.name] as TranscriptState | undefined;
   if (summaryState === undefined || transcriptState === undefined) return null;
@@ -65,6 +80,7 @@ export function selectSessionDetail(states: ProjectionStates, file: { path: stri
   const research = selectResearchState(summaryState);
   const entries = withResearchAnnotations(selectTranscript(transcriptState), research);
   const fallbackTime = new Date(Number.isFinite(file.mtimeMs) ? file.mtimeMs : 0).toISOString();
+  const settings = sessionSettingsOf(entries);
   const session: SessionDetailSession = {
     ...summary,
     sessionFile: file.path,
@@ -73,6 +89,10 @@ export function selectSessionDetail(states: ProjectionStates, file: { path: stri
     modified: summary.modified ?? fallbackTime,
     created: summary.timestamp ?? fallbackTime,
     research,
+    model: settings.model,
+    thinkingLevel: settings.thinkingLevel,
+    fileVersion: file.version ?? 1,
+    readOnly: readOnlyOf(summary.cwd, cwdExists),
   };
   // Spec: detail uses the research objective for firstMessage when the branch has no user message.
   if (research !== null && research.objective !== "" && !hasUserMessage(entries)) {

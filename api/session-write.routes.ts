@@ -5,12 +5,14 @@
  * - PATCH /api/pi/sessions/:id `{ name }` → `{ ok, detail, session }`: renames through the runtime (opened if
  *   needed); whitespace collapses, an empty or non-string name is 400;
  * - DELETE /api/pi/sessions/:id → `{ ok, trashed: { path } }`: closes its runtime, then moves the JSONL file
- *   into `leyline-trash` beside the sessions folder (path null when the runtime never wrote a file);
+ *   into `<agentDir>/leyline-trash`, wherever the file lies (path null when the runtime never wrote a file);
  *   a streaming or compacting session → 500;
  * - POST /api/pi/active-session `{ id?, path?, cwd? }` → `{ active }`: selects a session (opening it): by id,
  *   else by file, else the newest session of the folder (open runtimes first); unresolved → 404;
  * - GET /api/pi/state?cwd&refresh → `{ active }`: the selected runtime's snapshot when its folder matches and
- *   no refresh is asked, else a temporary preview (runtime-preview.ts; id "").
+ *   no refresh is asked, else a temporary preview (runtime-preview.ts; id ""): it holds a slot of the host's
+ *   capacity (503 when full), is shared per folder while being built and reused for a few seconds unless
+ *   `refresh` is asked.
  *
  * Deliberate departures from the spec's "currently" statuses: a missing cwd or a bad kind is 400 (not 500),
  * and an unknown id on PATCH/DELETE is 404 (not 500), as on every other route with an id.
@@ -20,12 +22,11 @@ import path from "node:path";
 import type { FastifyPluginAsync } from "fastify";
 import type { RuntimeHandle } from "../adapters/runtime-host/runtime-handle.ts";
 import type { RuntimeHost } from "../adapters/runtime-host/runtime-host.ts";
-import { defaultTrashDir } from "../adapters/runtime-host/session-reset.ts";
 import { expandHome } from "../adapters/sqlite/data-dir.ts";
 import { HttpError } from "./http-error.ts";
 import type { ReadSide } from "./read-side.ts";
 import type { RuntimePreviewer } from "./runtime-preview.ts";
-import { bodyObject, detailOf, openSession, SESSION_NOT_FOUND } from "./runtime-sessions.ts";
+import { bodyObject, detailOf, openSession, openSessionFile, SESSION_NOT_FOUND } from "./runtime-sessions.ts";
 import { resolveSessionPath } from "./sessions.routes.ts";
 
 export interface SessionWriteRoutesOptions {
@@ -65,9 +66,11 @@ function trashTarget(trashDir: string, file: string): string {
   return target;
 }
 
-/** Moves a file into the trash (rename; copy + unlink across file systems). */
-function moveToTrash(file: string): string {
-  const trashDir = defaultTrashDir(file);
+/**
+ * Moves a file into `trashDir` (rename; copy + unlink across file systems). The trash is the host's
+ * `<agentDir>/leyline-trash`, also for a file outside `<agentDir>/sessions` (never a folder of the project).
+ */
+function moveToTrash(file: string, trashDir: string): string {
   fs.mkdirSync(trashDir, { recursive: true });
   const target = trashTarget(trashDir, file);
   try {
@@ -132,7 +135,7 @@ export const sessionWriteRoutes: FastifyPluginAsync<SessionWriteRoutesOptions> =
     const file = handle?.sessionFile ?? persisted?.path ?? null;
     if (handle !== undefined) await host.close(id);
     if (file === null || !fs.existsSync(file)) return { ok: true, trashed: { path: null } };
-    const trashed = moveToTrash(file);
+    const trashed = moveToTrash(file, host.trashDir);
     await index.touch([file]);
     return { ok: true, trashed: { path: trashed } };
   });
@@ -146,11 +149,11 @@ export const sessionWriteRoutes: FastifyPluginAsync<SessionWriteRoutesOptions> =
     } else if (body.path !== undefined && body.path.trim() !== "") {
       const file = resolveSessionPath(body.path);
       if (!fs.existsSync(file)) throw new HttpError(404, SESSION_NOT_FOUND);
-      handle = await host.open({ sessionFile: file });
+      handle = await openSessionFile(host, file);
     } else if (body.cwd !== undefined && body.cwd.trim() !== "") {
       const found = await newestIn(readSide, host, resolveFolder(body.cwd));
       if (found === null) throw new HttpError(404, SESSION_NOT_FOUND);
-      handle = found.handle ?? (await host.open({ sessionFile: found.file ?? "" }));
+      handle = found.handle ?? (await openSessionFile(host, found.file ?? ""));
     } else {
       throw new HttpError(400, "One of id, path or cwd is required");
     }
@@ -169,7 +172,7 @@ export const sessionWriteRoutes: FastifyPluginAsync<SessionWriteRoutesOptions> =
       const cwd = given !== undefined && given.trim() !== "" ? resolveFolder(given) : (selected?.cwd ?? process.cwd());
       if (!refresh && selected !== undefined && path.resolve(selected.cwd) === cwd) return { active: selected.active() };
       if (!fs.existsSync(cwd) || !fs.statSync(cwd).isDirectory()) throw new HttpError(400, `Not a directory: ${cwd}`);
-      return { active: await previewer.preview(cwd) };
+      return { active: await previewer.preview(cwd, { refresh }) };
     },
   );
 };

@@ -55,7 +55,7 @@ export async function loadSessionDetail(index: SessionIndex<SessionSummary>, fil
   if (!stat.isFile()) return null;
   const snapshot = await firstValueFrom(index.session$(file));
   if (!snapshot.exists) return null;
-  return selectSessionDetail(snapshot.states, { path: file, mtimeMs: stat.mtimeMs });
+  return selectSessionDetail(snapshot.states, { path: file, mtimeMs: stat.mtimeMs, version: snapshot.stats.version });
 }
 
 const pathQuerySchema = {

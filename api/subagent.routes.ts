@@ -24,6 +24,7 @@ import { resolveSubagentSettings } from "../adapters/subagents/subagent-settings
 import type { RuntimeHost } from "../adapters/runtime-host/runtime-host.ts";
 import { THINKING_LEVELS, type ThinkingLevelName } from "../adapters/runtime/runtime-protocol.ts";
 import { parseModelRef, runSubagent, type SubagentModelRef, type SubagentRequest } from "../adapters/subagents/subagent-runner.ts";
+import { PROMPT_BODY_LIMIT_BYTES } from "./body-limits.ts";
 import { HttpError } from "./http-error.ts";
 import type { ReadSide } from "./read-side.ts";
 import { bodyObject, persistedFileOf } from "./runtime-sessions.ts";
@@ -131,7 +132,8 @@ export const subagentRoutes: FastifyPluginAsync<SubagentRoutesOptions> = async (
     return settings?.model !== undefined ? (parseModelRef(settings.model) ?? undefined) : undefined;
   };
 
-  app.post("/api/pi/subagent", async (request, reply) => {
+  // A task may carry a chain's previous output: the prompt routes' limit (body-limits.ts), not Fastify's 1 MiB.
+  app.post("/api/pi/subagent", { bodyLimit: PROMPT_BODY_LIMIT_BYTES }, async (request, reply) => {
     const parsed = parseSubagentBody(request.body);
     // The request stream closes as soon as its body was read; the response closes early only when the
     // connection goes away before the answer.

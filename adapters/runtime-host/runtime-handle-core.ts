@@ -67,6 +67,8 @@ export interface RuntimeHandleOptions {
   openTimeoutMs: number;
   /** The session id changed (a never-saved session was recovered into a new one). */
   onIdentityChanged?: (handle: RuntimeHandleCore, previousId: string) => void;
+  /** `<agentDir>/leyline-trash` (reset copies); default: the one of PI_CODING_AGENT_DIR. */
+  trashDir?: string;
 }
 
 /** pi events that compact sockets (sessions other than ?sessionId) do not receive: the streaming deltas. */
@@ -301,7 +303,9 @@ export class RuntimeHandleCore {
 
   protected reopenTarget(): OpenTarget {
     if (this.sessionFile !== null && fs.existsSync(this.sessionFile)) return { sessionFile: this.sessionFile };
-    return { new: { cwd: this.cwd, ...(this.kind ? { kind: this.kind } : {}), ...(this.child ? { child: this.child } : {}) } };
+    // Never saved: a new session with the same id (the roster, the selection and clients keep it).
+    const sameId = this.sessionId !== "" ? { sessionId: this.sessionId } : {};
+    return { new: { cwd: this.cwd, ...(this.kind ? { kind: this.kind } : {}), ...(this.child ? { child: this.child } : {}), ...sameId } };
   }
 
   /** Disposes the current worker on purpose (reset-to-entry); the exit is not a crash. */

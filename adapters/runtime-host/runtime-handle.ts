@@ -16,11 +16,18 @@ import { type Active, PROMPT_IMAGE_MIME_TYPES } from "../../domain/runtime/runti
 import { ULTRAFAST_COMMAND, ULTRAFAST_UNAVAILABLE_MESSAGE } from "../../domain/runtime/ultrafast.ts";
 import { decodeSessionText } from "../../domain/session-decoder.ts";
 import type { SessionEntry } from "../../domain/session-log.ts";
-import { type BashResultInfo, type CompactionResultInfo, THINKING_LEVELS, type ThinkingLevelName } from "../runtime/runtime-protocol.ts";
-import { normalizeSessionName, parsePromptBody } from "./runtime-action-bodies.ts";
-import { RuntimeHandleCore } from "./runtime-handle-core.ts";
+import {
+  type BashResultInfo,
+  type CompactionResultInfo,
+  type RuntimeSnapshot,
+  THINKING_LEVELS,
+  type ThinkingLevelName,
+} from "../runtime/runtime-protocol.ts";
+import { leylineTrashDirOf, resolveAgentDir } from "../sessions/agent-dir.ts";
+import { normalizeSessionName, parseModelBody, parsePromptBody, parseUltrafastEnabled } from "./runtime-action-bodies.ts";
+import { type OpenTarget, RuntimeHandleCore } from "./runtime-handle-core.ts";
 import { RuntimeHostError } from "./runtime-host-error.ts";
-import { activeBranchIds, defaultTrashDir, resetSessionFile } from "./session-reset.ts";
+import { resetPreviewOfFile, resetSessionFile } from "./session-reset.ts";
 
 export { type HostEvent, type OpenTarget, type RuntimeHandleOptions, type RuntimeStatus } from "./runtime-handle-core.ts";
 
@@ -44,11 +51,48 @@ function queueFailure(decision: PromptQueueDecision): RuntimeHostError | null {
   return new RuntimeHostError(promptQueueErrorStatus(decision.error.code), decision.error.message);
 }
 
+export const SESSION_NOT_FOUND = "Session not found";
+
 export const ULTRAFAST_COMMAND_MISSING = "Ultrafast is not available in this runtime (the Ultrafast command is not loaded)";
 
 export class RuntimeHandle extends RuntimeHandleCore {
+  /** The session file existed at some point (opened from it, or seen after pi wrote it). */
+  private fileSeen = false;
+
   private touch(): void {
     this.lastActivityAt = this.options.clock.now();
+  }
+
+  override async start(target: OpenTarget): Promise<void> {
+    await super.start(target);
+    if ("sessionFile" in target) this.fileSeen = true;
+  }
+
+  protected override applySnapshot(snapshot: RuntimeSnapshot): void {
+    super.applySnapshot(snapshot);
+    if (!this.fileSeen && this.sessionFile !== null && fs.existsSync(this.sessionFile)) this.fileSeen = true;
+  }
+
+  /**
+   * The session's file was removed behind the runtime's back (deleted by hand, by another tool). Acting on
+   * it would make pi append entries to a new file without a header, so every action answers 404 instead.
+   * A new session whose file pi has not written yet is not deleted.
+   */
+  fileDeleted(): boolean {
+    const file = this.sessionFile;
+    if (file === null) return false;
+    if (fs.existsSync(file)) {
+      this.fileSeen = true;
+      return false;
+    }
+    return this.fileSeen;
+  }
+
+  /** Every action's start: 404 for a deleted session file, then the worker (awaiting its start), then activity. */
+  private async ready(): Promise<void> {
+    if (this.fileDeleted()) throw new RuntimeHostError(404, SESSION_NOT_FOUND);
+    await this.worker();
+    this.touch();
   }
 
   private requireIdle(action: string): void {
@@ -74,8 +118,7 @@ export class RuntimeHandle extends RuntimeHandleCore {
   /** POST .../prompt → `{ queued, active }` (the API adds `ok: true`). */
   async prompt(body: unknown): Promise<{ queued: boolean; active: Active }> {
     const request = parsePromptBody(body);
-    await this.worker();
-    this.touch();
+    await this.ready();
     if (this.configChange !== null) throw new RuntimeHostError(500, `Cannot send a prompt during the ${this.configChange}`);
     const commandName = request.text.startsWith("/") ? (request.text.slice(1).split(/\s/, 1)[0] ?? "") : "";
     const extensionCommand = commandName !== "" && this.state.slashCommands.some((c) => c.source === "extension" && c.name === commandName);
@@ -113,8 +156,7 @@ export class RuntimeHandle extends RuntimeHandleCore {
     const badImage = request.images.find((image) => image.data === "" || !(PROMPT_IMAGE_MIME_TYPES as readonly string[]).includes(image.mimeType));
     if (badImage) throw new RuntimeHostError(400, badImage.data === "" ? "Invalid image" : `Unsupported image type: ${badImage.mimeType}`);
     if (isEmptyPromptText(request.text) && request.images.length === 0) throw new RuntimeHostError(400, "Prompt text is empty and has no images");
-    await this.worker();
-    this.touch();
+    await this.ready();
     const entries = savedEntries(this.sessionFile);
     const entry = entries.find((candidate) => candidate.id === entryId);
     if (!entry) throw new RuntimeHostError(404, `Entry ${entryId} not found`);
@@ -142,8 +184,7 @@ export class RuntimeHandle extends RuntimeHandleCore {
 
   /** POST /api/pi/sessions/:id/queue → `active`. */
   async queue(body: unknown): Promise<Active> {
-    await this.worker();
-    this.touch();
+    await this.ready();
     const parsed = parseQueueRequest(body, { stopping: this.stopping });
     if (!parsed.ok) throw new RuntimeHostError(promptQueueErrorStatus(parsed.error.code), parsed.error.message);
     const decision = this.runQueue(parsed.command);
@@ -156,8 +197,7 @@ export class RuntimeHandle extends RuntimeHandleCore {
 
   /** Holds the remaining tasks, cancels unaccepted submissions and pending confirmations, aborts pi's run. */
   async interrupt(): Promise<Active> {
-    await this.worker();
-    this.touch();
+    await this.ready();
     this.stopping = true;
     try {
       this.holdQueueFor({ type: "interrupt" });
@@ -171,8 +211,7 @@ export class RuntimeHandle extends RuntimeHandleCore {
 
   async compact(customInstructions?: unknown): Promise<{ result: CompactionResultInfo; active: Active }> {
     if (customInstructions !== undefined && typeof customInstructions !== "string") throw new RuntimeHostError(400, "customInstructions must be a string");
-    await this.worker();
-    this.touch();
+    await this.ready();
     this.requireIdle("compact");
     const result = await this.call("compact", customInstructions !== undefined ? { customInstructions } : {}, { timeoutMs: 600_000 });
     await this.refresh();
@@ -185,8 +224,7 @@ export class RuntimeHandle extends RuntimeHandleCore {
     if (excludeFromContext !== undefined && typeof excludeFromContext !== "boolean") throw new RuntimeHostError(400, "excludeFromContext must be a boolean");
     const command = body["command"];
     if (command.trim() === "") throw new RuntimeHostError(500, "Command is empty");
-    await this.worker();
-    this.touch();
+    await this.ready();
     if (this.bashRunning) throw new RuntimeHostError(500, "A shell command is already running");
     this.bashRunning = true;
     try {
@@ -198,15 +236,10 @@ export class RuntimeHandle extends RuntimeHandleCore {
     }
   }
 
-  /** POST .../model `{ provider, id }`. */
+  /** POST .../model `{ provider, id }`: a bad body 400, an unknown model or a busy runtime 500 (spec). */
   async setModel(body: unknown): Promise<Active> {
-    if (!isRecord(body) || typeof body["provider"] !== "string" || typeof body["id"] !== "string") {
-      throw new RuntimeHostError(500, "provider and id must be strings");
-    }
-    const provider = body["provider"];
-    const id = body["id"];
-    await this.worker();
-    this.touch();
+    const { provider, id } = parseModelBody(body);
+    await this.ready();
     this.requireIdle("change the model");
     if (!this.state.availableModels.some((model) => model.provider === provider && model.id === id)) {
       throw new RuntimeHostError(500, `Unknown model ${provider}/${id}`);
@@ -219,14 +252,13 @@ export class RuntimeHandle extends RuntimeHandleCore {
   /**
    * POST .../ultrafast `{ enabled }` (spec "Set Ultrafast"): runs the bundled `/ultrafast on|off` command in
    * the worker (awaiting the command) and answers the resulting `active`; the mode is read from
-   * `state.extensionUi.statuses["leyline-ultrafast"]`. Invalid `enabled`, a missing command, an ineligible
-   * model (enabling only) and a busy runtime all answer 500. The change counts as a prompt being set up, so
+   * `state.extensionUi.statuses["leyline-ultrafast"]`. Invalid `enabled` answers 400; a missing command, an
+   * ineligible model (enabling only) and a busy runtime answer 500. The change counts as a prompt being set up, so
    * queue dispatch waits for it.
    */
   async setUltrafast(enabled: unknown): Promise<Active> {
-    if (typeof enabled !== "boolean") throw new RuntimeHostError(500, "enabled must be a boolean");
-    await this.worker();
-    this.touch();
+    parseUltrafastEnabled(enabled);
+    await this.ready();
     this.requireIdle("change Ultrafast");
     if (this.queueState.items.some((item) => item.status === "sending")) throw new RuntimeHostError(500, "Cannot change Ultrafast while a prompt is being set up");
     if (!this.state.slashCommands.some((command) => command.source === "extension" && command.name === ULTRAFAST_COMMAND)) {
@@ -242,8 +274,7 @@ export class RuntimeHandle extends RuntimeHandleCore {
   /** POST .../thinking `{ level }`: the level must be one of `availableThinkingLevels` (400 otherwise). */
   async setThinkingLevel(level: unknown): Promise<Active> {
     if (typeof level !== "string") throw new RuntimeHostError(400, "level must be a string");
-    await this.worker();
-    this.touch();
+    await this.ready();
     if (!this.state.availableThinkingLevels.includes(level) || !(THINKING_LEVELS as readonly string[]).includes(level)) {
       throw new RuntimeHostError(400, `Thinking level ${level} is not available (available: ${this.state.availableThinkingLevels.join(", ")})`);
     }
@@ -253,8 +284,7 @@ export class RuntimeHandle extends RuntimeHandleCore {
 
   /** Reloads pi's resources at the current leaf; unsent tasks stay, held. */
   async reload(): Promise<Active> {
-    await this.worker();
-    this.touch();
+    await this.ready();
     this.requireIdle("reload");
     if (this.queueState.items.some((item) => item.status === "sending")) throw new RuntimeHostError(500, "Cannot reload while a prompt is being set up");
     this.holdQueueFor({ type: "reload" });
@@ -267,8 +297,7 @@ export class RuntimeHandle extends RuntimeHandleCore {
   /** PATCH /api/pi/sessions/:id `{ name }`: whitespace collapsed, empty rejected (400). */
   async rename(name: unknown): Promise<Active> {
     const normalized = normalizeSessionName(name);
-    await this.worker();
-    this.touch();
+    await this.ready();
     this.applySnapshot(await this.call("setSessionName", { name: normalized }));
     return this.active();
   }
@@ -276,8 +305,7 @@ export class RuntimeHandle extends RuntimeHandleCore {
   /** POST .../extension-confirmations/:requestId `{ confirmed }`. */
   async confirm(requestId: string, confirmed: unknown): Promise<void> {
     if (typeof confirmed !== "boolean") throw new RuntimeHostError(400, "confirmed must be a boolean");
-    await this.worker();
-    this.touch();
+    await this.ready();
     if (!this.hasPendingConfirmation(requestId)) throw new RuntimeHostError(409, "Confirmation is no longer pending");
     const { delivered } = await this.call("extensionUiReply", { requestId, confirmed });
     this.resolveConfirmation(requestId);
@@ -285,22 +313,18 @@ export class RuntimeHandle extends RuntimeHandleCore {
   }
 
   /**
-   * Reset to here: the file ends at `entryId` afterwards; the original file is copied (byte for byte) to the
-   * trash first (`trashPath`). The worker is disposed during the rewrite and a new one reopens the file; the
-   * queue is held as on reload. See session-reset.ts.
+   * Reset to here: the file ends at `entryId` afterwards; the original file is copied (byte for byte) to
+   * `<agentDir>/leyline-trash` first (`trashPath`). The worker is disposed during the rewrite and a new one
+   * reopens the file; the queue is held as on reload. See session-reset.ts.
    */
-  async resetToEntry(entryId: unknown, options: { trashDir?: string } = {}): Promise<{ trashPath: string; active: Active }> {
+  async resetToEntry(entryId: unknown): Promise<{ trashPath: string; active: Active }> {
     if (typeof entryId !== "string" || entryId === "") throw new RuntimeHostError(400, "entryId must be a non-empty string");
-    await this.worker();
-    this.touch();
+    await this.ready();
     this.requireIdle("reset");
     const file = this.sessionFile;
     if (file === null || !fs.existsSync(file)) throw new RuntimeHostError(500, "The session has no saved file yet");
-    const bytes = fs.readFileSync(file);
-    if (!activeBranchIds(bytes).includes(entryId)) {
-      const known = bytes.includes(Buffer.from(`"id":"${entryId}"`));
-      throw new RuntimeHostError(known ? 400 : 404, known ? `Entry ${entryId} is not on the active branch` : `Entry ${entryId} not found`);
-    }
+    // Validates the entry (404 unknown, 400 off the active branch) before anything is stopped.
+    resetPreviewOfFile(file, entryId);
     this.holdQueueFor({ type: "reload" });
     this.dropConfirmations();
     this.feed([{ type: "extensionUiReset" }]);
@@ -308,13 +332,18 @@ export class RuntimeHandle extends RuntimeHandleCore {
     await this.stopWorker();
     let trashPath: string;
     try {
-      trashPath = resetSessionFile(file, entryId, { trashDir: options.trashDir ?? defaultTrashDir(file), now: this.options.clock.now() }).trashPath;
+      trashPath = resetSessionFile(file, entryId, { trashDir: this.trashDir, now: this.options.clock.now() }).trashPath;
     } finally {
       // the worker comes back whether or not the rewrite happened
       await this.startWorker({ sessionFile: file });
       this.status = "ready";
     }
     return { trashPath, active: this.active() };
+  }
+
+  /** `<agentDir>/leyline-trash` (the host's; PI_CODING_AGENT_DIR's for a handle made without one). */
+  get trashDir(): string {
+    return this.options.trashDir ?? leylineTrashDirOf(resolveAgentDir());
   }
 
   /**
@@ -325,8 +354,7 @@ export class RuntimeHandle extends RuntimeHandleCore {
    */
   async runToCompletion(text: unknown): Promise<Active> {
     if (typeof text !== "string" || text.trim() === "") throw new RuntimeHostError(400, "text must be a non-empty string");
-    await this.worker();
-    this.touch();
+    await this.ready();
     this.requireIdle("run a task");
     this.runStarting += 1;
     this.lastProgressAt = this.options.clock.now();
@@ -341,6 +369,8 @@ export class RuntimeHandle extends RuntimeHandleCore {
 
   /** Used by the host's fork: opens `sourceFile` in this (fresh) handle's worker and forks there. */
   async startFork(sourceFile: string, entryId: string, position: "before" | "at"): Promise<void> {
+    // An unknown entry is the client's error (404), not a worker failure: checked before a worker starts.
+    if (!savedEntries(sourceFile).some((entry) => entry.id === entryId)) throw new RuntimeHostError(404, `Entry ${entryId} not found`);
     await this.start({ sessionFile: sourceFile });
     const result = await this.call("fork", { entryId, position });
     if (result.cancelled) throw new RuntimeHostError(500, "The fork was cancelled by an extension");

@@ -4,7 +4,8 @@
  * not import api/): `activeWorkers()`, `openRuntimes()`, `events$`.
  *
  * Policies (all injectable through `RuntimeHostOptions`):
- * - capacity (default 16 workers, pending starts included): at the limit, the least recently active IDLE
+ * - capacity (default 16 workers, pending starts and `reserveCapacity` slots such as GET /api/pi/state
+ *   previews included): at the limit, the least recently active IDLE
  *   runtime (not selected, not busy, empty queue, no pending confirmation) is closed to make room; when none
  *   is idle, `open`/`fork` throw RuntimeHostError 503 "Runtime capacity reached".
  * - idle cleanup (default 30 min; ≤0 disables): a sweep every `idleSweepMs` closes idle runtimes (as above,
@@ -17,6 +18,9 @@
  * - replacement: a crashed or stalled worker is replaced and the session file reopened; after `maxRecoveries`
  *   (3) consecutive recoveries the next failure leaves the runtime `paused` until `open` (or `reopen`) again.
  * - shutdown: stops the timers, refuses new opens, disposes every worker (SIGKILL after `disposeTimeoutMs`).
+ * - tool processes: forked workers carry a process tag with this host's owner key (worker-processes.ts); a
+ *   worker's tagged processes are killed when it exits, and at construction the host sweeps tagged leftovers
+ *   of earlier servers of the same agent dir that are no longer running (`orphanSweep`).
  *
  * The `FauxScript` (LEYLINE_FAUX_RESPONSES) is owned here and shared by every worker the host creates.
  *
@@ -31,6 +35,8 @@ import { type Observable, Subject } from "rxjs";
 import { FauxScript } from "../runtime/faux-script.ts";
 import { API_URL_ENV, type NewSessionTarget, type WorkerOpenOptions } from "../runtime/runtime-protocol.ts";
 import { ForkedWorkerClient, type RuntimeWorkerClient } from "../runtime/worker-client.ts";
+import { ownerKey, sweepOrphanedProcesses } from "../runtime/worker-processes.ts";
+import { leylineTrashDirOf, resolveAgentDir } from "../sessions/agent-dir.ts";
 import { type HostClock, type HostTimer, systemClock } from "./host-clock.ts";
 import { type HostEvent, type OpenTarget, RuntimeHandle } from "./runtime-handle.ts";
 import { RuntimeHostError } from "./runtime-host-error.ts";
@@ -72,6 +78,11 @@ export const DEFAULT_NO_PROGRESS_MS = 900_000;
 export const DEFAULT_HEARTBEAT_MS = 5_000;
 export const DEFAULT_MAX_RECOVERIES = 3;
 
+/** One worker slot of the host's capacity, held until `release()` (see `RuntimeHost.reserveCapacity`). */
+export interface CapacityReservation {
+  release(): void;
+}
+
 /** Open by file (reuses an open handle for the same file) or create a new session. */
 export type OpenRequest = { sessionFile: string } | { new: NewSessionTarget };
 
@@ -84,14 +95,26 @@ export class RuntimeHost {
   /** Handles still starting (they count toward capacity). */
   private readonly pendingHandles = new Set<RuntimeHandle>();
   private readonly openingFiles = new Map<string, Promise<RuntimeHandle>>();
+  /** Capacity slots held through `reserveCapacity` (previews; a launch until its handle is pending). */
+  private reservedSlots = 0;
   private selected: string | null = null;
   private shuttingDown = false;
   private idleTimer: HostTimer | null = null;
   private watchdogTimer: HostTimer | null = null;
   private readonly workerOptions: WorkerOpenOptions;
+  /**
+   * `<agentDir>/leyline-trash`: every copy Leyline keeps before it deletes or rewrites a session file, wherever
+   * the file lies (a session pi wrote with --session-dir inside a project included).
+   */
+  readonly trashDir: string;
+  /** The owner key of this host's worker process tags (worker-processes.ts): one per agent dir. */
+  readonly processOwner: string;
+  /** The start-up sweep of tool processes a crashed earlier server left behind (the pids it killed). */
+  readonly orphanSweep: Promise<number[]>;
 
   constructor(private readonly options: RuntimeHostOptions = {}) {
     this.clock = options.clock ?? systemClock;
+    this.trashDir = leylineTrashDirOf(options.agentDir ?? resolveAgentDir());
     this.fauxScript = options.fauxScript === undefined ? FauxScript.fromEnv() : options.fauxScript;
     this.workerOptions = {
       ...(options.agentDir !== undefined ? { agentDir: options.agentDir } : {}),
@@ -100,6 +123,8 @@ export class RuntimeHost {
       ...(this.fauxScript ? { faux: options.faux ?? {} } : {}),
       heartbeatMs: options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
     };
+    this.processOwner = ownerKey(options.agentDir ?? resolveAgentDir(options.env ?? process.env));
+    this.orphanSweep = sweepOrphanedProcesses(this.processOwner).catch(() => []);
     this.scheduleIdleSweep();
     this.scheduleWatchdog();
   }
@@ -209,6 +234,7 @@ export class RuntimeHost {
     const source = this.require(sourceId);
     if (source.active().state.isCompacting) throw new RuntimeHostError(500, "Cannot fork while the session is compacting");
     const file = source.sessionFile;
+    if (source.fileDeleted()) throw new RuntimeHostError(404, "Session not found");
     if (file === null || !fs.existsSync(file)) throw new RuntimeHostError(500, "Cannot fork an unsaved session");
     const handle = await this.launch((fresh) => fresh.startFork(file, entryId, options.position ?? "at"));
     this.selected = handle.sessionId;
@@ -236,7 +262,7 @@ export class RuntimeHost {
   private createHandle(): RuntimeHandle {
     const fauxScript = this.fauxScript;
     const createClient =
-      this.options.createClient ?? ((context) => ForkedWorkerClient.spawn({ fauxScript: context.fauxScript, ...this.workerEnv() }));
+      this.options.createClient ?? ((context) => ForkedWorkerClient.spawn({ fauxScript: context.fauxScript, processOwner: this.processOwner, ...this.workerEnv() }));
     const apiUrl = this.options.apiUrl;
     return new RuntimeHandle({
       clock: this.clock,
@@ -247,6 +273,7 @@ export class RuntimeHost {
       maxRecoveries: this.options.maxRecoveries ?? DEFAULT_MAX_RECOVERIES,
       confirmationTimeoutMs: this.options.confirmationTimeoutMs ?? null,
       openTimeoutMs: this.options.openTimeoutMs ?? 60_000,
+      trashDir: this.trashDir,
       onIdentityChanged: (_handle, previousId) => {
         if (this.selected === previousId) this.selected = _handle.sessionId;
         this.emitGlobal("runtime_removed", { id: previousId });
@@ -265,9 +292,15 @@ export class RuntimeHost {
   /** Capacity check, start, registration and announcement of a new handle. */
   private async launch(start: (handle: RuntimeHandle) => Promise<void>): Promise<RuntimeHandle> {
     if (this.shuttingDown) throw new RuntimeHostError(503, "The server is shutting down");
-    await this.ensureCapacity();
-    const handle = this.createHandle();
-    this.pendingHandles.add(handle);
+    // The slot passes from the reservation to the pending handle with no await between them.
+    const slot = await this.reserveCapacity();
+    let handle: RuntimeHandle;
+    try {
+      handle = this.createHandle();
+      this.pendingHandles.add(handle);
+    } finally {
+      slot.release();
+    }
     try {
       await start(handle);
     } catch (error) {
@@ -292,14 +325,32 @@ export class RuntimeHost {
     return handle;
   }
 
-  private async ensureCapacity(): Promise<void> {
+  /**
+   * Holds one worker slot of the capacity: for `launch`, and for workers the host never registers (the
+   * GET /api/pi/state previews, api/runtime-preview.ts), so that they count against the same limit. At the
+   * limit the least recently active idle runtime is closed first, as for an open; when none is idle this
+   * throws 503. The slot is taken in the same synchronous step as the last check, so concurrent callers
+   * never overshoot. `release()` (idempotent) gives it back.
+   */
+  async reserveCapacity(): Promise<CapacityReservation> {
+    if (this.shuttingDown) throw new RuntimeHostError(503, "The server is shutting down");
     const capacity = this.options.capacity ?? DEFAULT_CAPACITY;
-    const used = (): number => this.registered.filter((handle) => handle.status !== "paused").length + this.pendingHandles.size;
+    const used = (): number =>
+      this.registered.filter((handle) => handle.status !== "paused").length + this.pendingHandles.size + this.reservedSlots;
     while (used() >= capacity) {
       const victim = this.idleCandidates().sort((a, b) => a.lastActivityAt - b.lastActivityAt)[0];
-      if (!victim) throw new RuntimeHostError(503, `Runtime capacity reached (${capacity} open runtimes, none idle)`);
+      if (!victim) throw new RuntimeHostError(503, `Runtime capacity reached (${capacity} workers in use, none idle)`);
       await this.closeHandle(victim);
     }
+    this.reservedSlots += 1;
+    let held = true;
+    return {
+      release: () => {
+        if (!held) return;
+        held = false;
+        this.reservedSlots -= 1;
+      },
+    };
   }
 
   private idleCandidates(): RuntimeHandle[] {

@@ -1,6 +1,7 @@
 /**
- * Reset-to-entry on the file level (POST /api/pi/reset-to-entry): the session file is cut so that it ends at
- * the chosen entry, after the ORIGINAL file was copied to the trash so the removed tail stays recoverable.
+ * Reset-to-entry on the file level (POST /api/pi/reset-to-entry), its read-only preview and its undo. The
+ * session file is cut so that it ends at the chosen entry, after the ORIGINAL file was copied to the trash so
+ * the removed tail stays recoverable.
  *
  * How: the runtime's worker is disposed first (nobody appends while we rewrite); `resetSessionFile` then
  * (1) checks that the entry is on the active branch (pi's leaf is the last entry of the file; the branch is
@@ -8,15 +9,27 @@
  * `<trashDir>/<file name without .jsonl>.reset-<ISO time>.jsonl` (never overwriting), (3) writes the kept
  * prefix — every line up to and including the entry's line, unchanged — to a temp file next to the session
  * and renames it over the session file (atomic on one file system). Reopening the file in a new worker puts
- * pi's leaf on the entry. Restoring = copying the trash file back over the session file.
+ * pi's leaf on the entry.
+ *
+ * The trash is always `<agentDir>/leyline-trash` (the host passes it; adapters/sessions/agent-dir.ts), also
+ * for a session file outside `<agentDir>/sessions` (pi's --session-dir inside a project): a copy never lands
+ * in the user's project.
+ *
+ * `resetPreview` counts what the cut removes, exactly as `resetSessionFile` cuts it: every entry after the
+ * chosen one in FILE order, entries of other branches included. `restoreResetCopy` (undo) puts a trash copy
+ * back after copying the current file to the trash too (`.undo-<ISO time>`), so an undo loses nothing and can
+ * itself be undone.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
+import type { ResetPreview } from "../../domain/reset-preview.ts";
 import { RuntimeHostError } from "./runtime-host-error.ts";
 
 interface LineInfo {
   id: string | null;
   parentId: string | null;
+  /** The entry's `type` ("message", "model_change", …); null for the header and malformed lines. */
+  type: string | null;
   /** Byte offset just after this line's newline. */
   end: number;
 }
@@ -32,6 +45,7 @@ function parseLines(bytes: Buffer): LineInfo[] {
     newline += 1;
     let id: string | null = null;
     let parentId: string | null = null;
+    let type: string | null = null;
     try {
       const value: unknown = JSON.parse(text);
       if (typeof value === "object" && value !== null && !Array.isArray(value)) {
@@ -39,12 +53,13 @@ function parseLines(bytes: Buffer): LineInfo[] {
         if (record["type"] !== "session" && typeof record["id"] === "string") {
           id = record["id"];
           parentId = typeof record["parentId"] === "string" ? record["parentId"] : null;
+          type = typeof record["type"] === "string" ? record["type"] : null;
         }
       }
     } catch {
       // malformed line: kept as bytes, never on the branch
     }
-    lines.push({ id, parentId, end: newline });
+    lines.push({ id, parentId, type, end: newline });
     start = newline;
   }
   return lines;
@@ -69,6 +84,72 @@ function timestampName(now: number): string {
   return new Date(now).toISOString().replace(/[:.]/g, "-");
 }
 
+/** `<trashDir>/<base>.<kind>-<ISO time>[-n].jsonl`, a name no file has yet. */
+function trashName(trashDir: string, sessionFile: string, kind: "reset" | "undo", now: number): string {
+  const base = path.basename(sessionFile, ".jsonl");
+  let target = path.join(trashDir, `${base}.${kind}-${timestampName(now)}.jsonl`);
+  for (let n = 2; fs.existsSync(target); n++) target = path.join(trashDir, `${base}.${kind}-${timestampName(now)}-${n}.jsonl`);
+  return target;
+}
+
+/** Copies `sessionFile` byte for byte into the trash (never overwriting); returns the copy's path. */
+function copyToTrash(sessionFile: string, trashDir: string, kind: "reset" | "undo", now: number): string {
+  fs.mkdirSync(trashDir, { recursive: true });
+  const target = trashName(trashDir, sessionFile, kind, now);
+  fs.copyFileSync(sessionFile, target, fs.constants.COPYFILE_EXCL);
+  return target;
+}
+
+/** Writes `bytes` to a temp file beside `file` and renames it over `file` (atomic on one file system). */
+function replaceAtomically(file: string, bytes: Buffer): void {
+  const temp = `${file}.leyline-${process.pid}.tmp`;
+  try {
+    fs.writeFileSync(temp, bytes);
+    fs.renameSync(temp, file);
+  } catch (error) {
+    fs.rmSync(temp, { force: true });
+    throw error;
+  }
+}
+
+function readSessionBytes(sessionFile: string): Buffer {
+  try {
+    return fs.readFileSync(sessionFile);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") throw new RuntimeHostError(404, "Session not found");
+    throw new RuntimeHostError(500, `Cannot read the session file: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+  }
+}
+
+/** The line of `entryId`, checked to be on the active branch: 404 unknown, 400 on another branch. */
+function cutLine(bytes: Buffer, entryId: string): { lines: LineInfo[]; index: number } {
+  const lines = parseLines(bytes);
+  const index = lines.findIndex((candidate) => candidate.id === entryId);
+  if (index === -1) throw new RuntimeHostError(404, `Entry ${entryId} not found`);
+  if (!activeBranchIds(bytes).includes(entryId)) throw new RuntimeHostError(400, `Entry ${entryId} is not on the active branch`);
+  return { lines, index };
+}
+
+/** Counts what `resetSessionFile(bytes' file, entryId)` would remove; pure on the bytes. Throws 400/404. */
+export function resetPreview(bytes: Buffer, entryId: string): ResetPreview {
+  const { lines, index } = cutLine(bytes, entryId);
+  const branch = new Set(activeBranchIds(bytes));
+  const entries = (from: number, to: number): LineInfo[] => lines.slice(from, to).filter((line) => line.id !== null);
+  const removed = entries(index + 1, lines.length);
+  return {
+    entryId,
+    removedEntryCount: removed.length,
+    removedMessageCount: removed.filter((line) => line.type === "message").length,
+    removedOtherBranchEntryCount: removed.filter((line) => line.id !== null && !branch.has(line.id)).length,
+    keptEntryCount: entries(0, index + 1).length,
+  };
+}
+
+/** `resetPreview` of a session file. */
+export function resetPreviewOfFile(sessionFile: string, entryId: string): ResetPreview {
+  return resetPreview(readSessionBytes(sessionFile), entryId);
+}
+
 export interface ResetResult {
   /** The byte-identical copy of the file before the reset. */
   trashPath: string;
@@ -79,38 +160,62 @@ export interface ResetResult {
 
 /** Cuts `sessionFile` after `entryId` (see the module comment). Throws RuntimeHostError 400/404/500. */
 export function resetSessionFile(sessionFile: string, entryId: string, options: { trashDir: string; now: number }): ResetResult {
-  let bytes: Buffer;
-  try {
-    bytes = fs.readFileSync(sessionFile);
-  } catch (error) {
-    throw new RuntimeHostError(500, `Cannot read the session file: ${error instanceof Error ? error.message : String(error)}`);
-  }
-  const lines = parseLines(bytes);
-  const line = lines.find((candidate) => candidate.id === entryId);
-  if (!line) throw new RuntimeHostError(404, `Entry ${entryId} not found`);
-  if (!activeBranchIds(bytes).includes(entryId)) throw new RuntimeHostError(400, `Entry ${entryId} is not on the active branch`);
-
-  fs.mkdirSync(options.trashDir, { recursive: true });
-  const base = path.basename(sessionFile, ".jsonl");
-  let trashPath = path.join(options.trashDir, `${base}.reset-${timestampName(options.now)}.jsonl`);
-  for (let n = 2; fs.existsSync(trashPath); n++) {
-    trashPath = path.join(options.trashDir, `${base}.reset-${timestampName(options.now)}-${n}.jsonl`);
-  }
-  fs.copyFileSync(sessionFile, trashPath, fs.constants.COPYFILE_EXCL);
-
-  const kept = bytes.subarray(0, line.end);
-  const temp = `${sessionFile}.reset-${process.pid}.tmp`;
-  fs.writeFileSync(temp, kept);
-  fs.renameSync(temp, sessionFile);
+  const bytes = readSessionBytes(sessionFile);
+  const { lines, index } = cutLine(bytes, entryId);
+  const trashPath = copyToTrash(sessionFile, options.trashDir, "reset", options.now);
+  const kept = bytes.subarray(0, lines[index]?.end ?? bytes.length);
+  replaceAtomically(sessionFile, kept);
   return { trashPath, keptBytes: kept.length, removedBytes: bytes.length - kept.length };
 }
 
-/** `<agentDir>/leyline-trash`: the trash folder beside pi's `sessions` folder that holds `sessionFile`. */
-export function defaultTrashDir(sessionFile: string): string {
-  let dir = path.dirname(path.resolve(sessionFile));
-  for (let depth = 0; depth < 4; depth++) {
-    if (path.basename(dir) === "sessions") return path.join(path.dirname(dir), "leyline-trash");
-    dir = path.dirname(dir);
+/** A copy `resetSessionFile` or `restoreResetCopy` made: `<name>.reset-<time>.jsonl` or `<name>.undo-<time>.jsonl`. */
+const RESET_COPY_NAME = /^.+\.(?:reset|undo)-[0-9TZ-]+\.jsonl$/;
+
+/** The session id in the header (first line) of a session file, or null. */
+function headerId(bytes: Buffer): string | null {
+  const newline = bytes.indexOf(0x0a);
+  try {
+    const value: unknown = JSON.parse(bytes.subarray(0, newline === -1 ? bytes.length : newline).toString("utf8"));
+    if (typeof value !== "object" || value === null || Array.isArray(value)) return null;
+    const record = value as Record<string, unknown>;
+    return record["type"] === "session" && typeof record["id"] === "string" ? record["id"] : null;
+  } catch {
+    return null;
   }
-  return path.join(path.dirname(path.dirname(path.resolve(sessionFile))), "leyline-trash");
+}
+
+/**
+ * A reset (or undo) copy of session `sessionId`: directly in `trashDir` with a name Leyline gives (400
+ * otherwise), existing (404), its header holding `sessionId` (400). Returns its bytes.
+ */
+export function readResetCopy(sessionId: string, trashPath: string, trashDir: string): Buffer {
+  const resolved = path.resolve(trashPath);
+  if (path.dirname(resolved) !== path.resolve(trashDir) || !RESET_COPY_NAME.test(path.basename(resolved))) {
+    throw new RuntimeHostError(400, "trashPath must be a reset copy in leyline-trash");
+  }
+  let copy: Buffer;
+  try {
+    copy = fs.readFileSync(resolved);
+  } catch {
+    throw new RuntimeHostError(404, "Trash copy not found");
+  }
+  if (headerId(copy) !== sessionId) throw new RuntimeHostError(400, "The trash copy belongs to another session");
+  return copy;
+}
+
+/**
+ * Undo of a reset (POST /api/pi/sessions/:id/reset-undo): checks the copy (`readResetCopy`), copies the current
+ * file to the trash first (its path is returned; null when there was no file), then the copy replaces the
+ * session file atomically. The caller closes the session's runtime before.
+ */
+export function restoreResetCopy(
+  sessionFile: string,
+  sessionId: string,
+  trashPath: string,
+  options: { trashDir: string; now: number },
+): { trashPath: string | null } {
+  const copy = readResetCopy(sessionId, trashPath, options.trashDir);
+  const current = fs.existsSync(sessionFile) ? copyToTrash(sessionFile, options.trashDir, "undo", options.now) : null;
+  replaceAtomically(sessionFile, copy);
+  return { trashPath: current };
 }

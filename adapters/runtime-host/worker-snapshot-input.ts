@@ -44,6 +44,7 @@ export function workerSnapshotInput(snapshot: RuntimeSnapshot): RuntimeWorkerSna
     contextUsage: snapshot.contextUsage,
     slashCommands,
     queuedMessages: { steering: [...snapshot.queuedMessages.steering], followUp: [...snapshot.queuedMessages.followUp] },
+    ...(snapshot.notices !== undefined ? { notices: structuredClone(snapshot.notices) } : {}),
   };
 }
 

@@ -20,6 +20,7 @@
  * child discovers except some (`excludeTools`, applied once extensions are bound). Never both.
  */
 import type { FauxTurn } from "./faux-script.ts";
+import type { RuntimeNotice } from "../../domain/runtime/runtime-types.ts";
 import type { ModelAuthKind } from "../../domain/runtime/ultrafast.ts";
 import type { SubagentMarkerData } from "../../domain/subagent/subagent-marker.ts";
 
@@ -78,6 +79,8 @@ export interface NewSessionTarget {
   cwd: string;
   kind?: SessionKind;
   child?: ChildSessionOptions;
+  /** The new session's id (default: pi makes one): a worker that died before any file existed comes back with the same id. */
+  sessionId?: string;
 }
 
 export type RuntimeRequestBody =
@@ -199,6 +202,8 @@ export interface RuntimeSnapshot {
   slashCommands: RuntimeSlashCommand[];
   diagnostics: Array<{ type: string; message: string }>;
   modelFallbackMessage: string | null;
+  /** What the runtime did on its own (model fallback, file upgrade); absent from older workers. */
+  notices?: RuntimeNotice[];
 }
 
 /** Extension UI requests forwarded from the worker. Dialogs carry a `requestId` answered by `extensionUiReply`. */

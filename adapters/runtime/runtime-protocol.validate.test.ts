@@ -7,6 +7,7 @@ describe("parseControlMessage", () => {
   it.each([
     { id: "1", type: "open", new: { cwd: "/tmp/x", kind: "research" }, options: { faux: { tokensPerSecond: 5 }, tools: ["read"] } },
     { id: "1", type: "open", sessionFile: "/tmp/a.jsonl" },
+    { id: "1", type: "open", new: { cwd: "/tmp/x", sessionId: "01a2339f-cafe-7000-8000-000000000001" } },
     { id: "1", type: "open", sessionFile: "/tmp/a.jsonl", options: { apiUrl: "http://127.0.0.1:8787" } },
     {
       id: "1",
@@ -54,6 +55,7 @@ describe("parseControlMessage", () => {
     [{ id: "1", type: "open", new: { cwd: "b", child: { marker: childMarker, thinkingLevel: "max" } } }, 'open.new.child.thinkingLevel must be one of off, minimal, low, medium, high, xhigh (got "max")'],
     [{ id: "1", type: "open", new: { cwd: "b", child: { marker: childMarker, prompt: "x" } } }, "open.new.child has unknown field(s): prompt"],
     [{ id: "1", type: "open", new: { cwd: "b" }, options: { apiUrl: 8787 } }, "open.options.apiUrl must be a string (got a number)"],
+    [{ id: "1", type: "open", new: { cwd: "b", sessionId: "../x" } }, "open.new.sessionId must be 1-128 letters, digits, - or _"],
     [{ id: "1", type: "setThinkingLevel", level: "max" }, 'setThinkingLevel.level must be one of off, minimal, low, medium, high, xhigh (got "max")'],
     [{ id: "1", type: "abort", force: true }, "message has unknown field(s): force"],
     [{ id: "1", type: "prompt", text: "x", images: [{ type: "image", data: "A" }] }, "prompt.images[0].mimeType must be a string (got undefined)"],

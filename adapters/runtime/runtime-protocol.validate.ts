@@ -114,8 +114,12 @@ function checkOpen(record: JsonRecord, path: string): string | null {
   if (hasFile) return firstError(checkString(record, "sessionFile", path, { nonEmpty: true }), checkOpenOptions(record, path));
   if (!isRecord(target)) return `${path}.new must be an object`;
   return firstError(
-    checkNoExtraKeys(target, `${path}.new`, ["cwd", "kind", "child"]),
+    checkNoExtraKeys(target, `${path}.new`, ["cwd", "kind", "child", "sessionId"]),
     checkString(target, "cwd", `${path}.new`, { nonEmpty: true }),
+    // It becomes part of the file name: letters, digits, - and _ only (pi's ids are UUIDs).
+    target["sessionId"] === undefined || (typeof target["sessionId"] === "string" && /^[A-Za-z0-9_-]{1,128}$/.test(target["sessionId"]))
+      ? null
+      : `${path}.new.sessionId must be 1-128 letters, digits, - or _`,
     checkOneOf(target, "kind", `${path}.new`, SESSION_KINDS, true),
     checkChild(target, `${path}.new`),
     checkOpenOptions(record, path),
@@ -224,6 +228,41 @@ function checkModelInfo(value: unknown, path: string): string | null {
   );
 }
 
+function checkModelRef(value: unknown, path: string): string | null {
+  if (!isRecord(value)) return `${path} must be an object`;
+  return firstError(checkNoExtraKeys(value, path, ["provider", "id"]), checkString(value, "provider", path), checkString(value, "id", path));
+}
+
+/** `notices` of a snapshot (optional): RuntimeNotice records (domain/runtime/runtime-types.ts). */
+function checkNotices(value: unknown, path: string): string | null {
+  if (value === undefined) return null;
+  if (!Array.isArray(value)) return `${path} must be an array (got ${describe(value)})`;
+  for (let index = 0; index < value.length; index++) {
+    const notice: unknown = value[index];
+    const at = `${path}[${index}]`;
+    if (!isRecord(notice)) return `${at} must be an object`;
+    const kind = notice["kind"];
+    const error =
+      kind === "model-fallback"
+        ? firstError(
+            checkNoExtraKeys(notice, at, ["kind", "message", "requested", "used"]),
+            checkString(notice, "message", at),
+            checkModelRef(notice["requested"], `${at}.requested`),
+            notice["used"] === null ? null : checkModelRef(notice["used"], `${at}.used`),
+          )
+        : kind === "file-upgraded"
+          ? firstError(
+              checkNoExtraKeys(notice, at, ["kind", "message", "fromVersion", "backupPath"]),
+              checkString(notice, "message", at),
+              checkNumber(notice, "fromVersion", at),
+              checkString(notice, "backupPath", at),
+            )
+          : `${at}.kind must be "model-fallback" or "file-upgraded" (got ${describe(kind)})`;
+    if (error) return error;
+  }
+  return null;
+}
+
 export function checkRuntimeSnapshot(value: unknown, path = "snapshot"): string | null {
   if (!isRecord(value)) return `${path} must be an object (got ${describe(value)})`;
   const queued = value["queuedMessages"];
@@ -247,6 +286,7 @@ export function checkRuntimeSnapshot(value: unknown, path = "snapshot"): string 
       : `${path}.queuedMessages must be an object`,
     checkStringArray(value, "activeToolNames", path),
     Array.isArray(value["slashCommands"]) ? null : `${path}.slashCommands must be an array`,
+    checkNotices(value["notices"], `${path}.notices`),
   );
 }
 

@@ -7,6 +7,7 @@ import type { RuntimeModelInfo, RuntimeSlashCommand, RuntimeSnapshot, SessionKin
 import type { ResearchState } from "../../domain/research/research-types.ts";
 import { modelAuthKind } from "../../domain/runtime/ultrafast.ts";
 import { branchResearchState } from "./branch-research.ts";
+import { sessionNotices } from "./runtime-notices.ts";
 
 type PiAi = typeof import("@earendil-works/pi-ai");
 
@@ -82,6 +83,7 @@ export function buildRuntimeSnapshot(
     slashCommands: slashCommands(runtime),
     diagnostics: runtime.diagnostics.map((diagnostic) => ({ type: diagnostic.type, message: diagnostic.message })),
     modelFallbackMessage: runtime.modelFallbackMessage ?? null,
+    notices: sessionNotices(session),
     research: branchResearchState(session.sessionManager),
   };
 }

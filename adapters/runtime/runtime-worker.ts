@@ -1,9 +1,15 @@
 /**
  * Child-process entry of a runtime worker: `child_process.fork(thisFile, { execArgv: ["--import", tsx] })`.
- * Wires process IPC to a `RuntimeWorkerHost`. A parent that disappears (IPC disconnect) disposes the runtime
- * and exits; uncaught errors are reported as `fault` messages instead of killing the runtime.
+ * Wires process IPC to a `RuntimeWorkerHost`. A parent that disappears (IPC disconnect) or a SIGTERM first kills
+ * the worker's own tool processes (those carrying its LEYLINE_WORKER tag, worker-processes.ts: the control
+ * plane that would do it is gone), then disposes the runtime and exits; uncaught errors are reported as
+ * `fault` messages instead of killing the runtime.
  */
+import { killWorkerProcesses, WORKER_TAG_ENV } from "./worker-processes.ts";
 import { RuntimeWorkerHost } from "./worker-host.ts";
+
+/** Bounds the runtime's disposal when the parent is gone: nobody waits for a clean goodbye. */
+const ORPHAN_DISPOSE_MS = 5000;
 
 function main(): void {
   const send = process.send?.bind(process);
@@ -25,16 +31,22 @@ function main(): void {
     onDisposed: () => exit(0),
   });
   process.on("message", (message: unknown) => host.handleMessage(message));
-  process.on("disconnect", () => {
-    void host.shutdown().finally(() => exit(0));
-  });
+  const tag = process.env[WORKER_TAG_ENV];
+  let stopping = false;
+  const stop = (): void => {
+    if (stopping) return;
+    stopping = true;
+    const tools = tag ? killWorkerProcesses(tag).catch(() => []) : Promise.resolve([]);
+    const dispose = host.shutdown().catch(() => {});
+    const bound = new Promise((resolve) => setTimeout(resolve, ORPHAN_DISPOSE_MS).unref());
+    void Promise.all([tools, Promise.race([dispose, bound])]).finally(() => exit(0));
+  };
+  process.on("disconnect", stop);
   process.on("uncaughtException", (error) => host.fault("uncaughtException", error.stack ?? error.message, false));
   process.on("unhandledRejection", (reason) =>
     host.fault("unhandledRejection", reason instanceof Error ? (reason.stack ?? reason.message) : String(reason), false),
   );
-  process.on("SIGTERM", () => {
-    void host.shutdown().finally(() => exit(0));
-  });
+  process.on("SIGTERM", stop);
   host.start();
 }
 

@@ -6,6 +6,10 @@
  *
  * The api registration is process-global (pi-ai's api registry), so in-process workers share one faux
  * provider; its factory asks whichever live worker registered last (all reach the same script).
+ *
+ * pi's `AgentSession.reload()` resets pi-ai's api registry without refreshing the ModelRegistry, so the faux
+ * models stay listed but lose their stream ("No API provider registered"): the worker calls
+ * `reapplyScriptedFaux` after every reload.
  */
 import type { AssistantMessage, Context, FauxProviderRegistration, Model } from "@earendil-works/pi-ai";
 import type { ModelRegistry } from "@earendil-works/pi-coding-agent";
@@ -30,6 +34,8 @@ interface SharedFaux {
   calls: number;
 }
 let shared: SharedFaux | null = null;
+/** The provider config each registry got, to register it again after a reload. */
+const registeredConfigs = new WeakMap<ModelRegistry, Parameters<ModelRegistry["registerProvider"]>[1]>();
 
 /** The text of the latest user message in a provider request ("" when there is none). */
 export function latestUserText(context: Context): string {
@@ -98,7 +104,7 @@ export function registerScriptedFaux(
   const provider = ai.getApiProvider(FAUX_API);
   if (!provider) throw new Error("faux api provider is not registered");
   // Through the ModelRegistry so that `refresh()` (which resets pi-ai's api registry) re-applies it.
-  modelRegistry.registerProvider(FAUX_PROVIDER, {
+  const config: Parameters<ModelRegistry["registerProvider"]>[1] = {
     api: FAUX_API,
     baseUrl: "http://localhost:0",
     apiKey: "leyline-faux",
@@ -109,7 +115,9 @@ export function registerScriptedFaux(
       contextWindow: 128_000,
       maxTokens: 16_384,
     })),
-  });
+  };
+  modelRegistry.registerProvider(FAUX_PROVIDER, config);
+  registeredConfigs.set(modelRegistry, config);
   const model = modelRegistry.find(FAUX_PROVIDER, FAUX_DEFAULT_MODEL_ID);
   if (!model) throw new Error("faux model was not registered");
   let released = false;
@@ -118,10 +126,22 @@ export function registerScriptedFaux(
     released = true;
     const index = current.askers.indexOf(askTurn);
     if (index !== -1) current.askers.splice(index, 1);
+    registeredConfigs.delete(modelRegistry);
     if (current.askers.length === 0 && shared === current) {
       current.registration.unregister();
       shared = null;
     }
   };
   return { model: model as Model<string>, release };
+}
+
+/**
+ * Registers the faux provider again in a registry it was registered in (after pi's reload reset the api
+ * registry); does nothing for other registries. Returns whether it did.
+ */
+export function reapplyScriptedFaux(modelRegistry: ModelRegistry): boolean {
+  const config = registeredConfigs.get(modelRegistry);
+  if (config === undefined) return false;
+  modelRegistry.registerProvider(FAUX_PROVIDER, config);
+  return true;
 }

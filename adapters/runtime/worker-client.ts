@@ -5,12 +5,17 @@
  * unit tests. Both validate every incoming message with `parseWorkerMessage`; an invalid one is reported on
  * `messages$` as `protocol_error` and otherwise ignored. Faux-turn requests are answered from the shared
  * `FauxScript` given in the options.
+ *
+ * A forked worker carries a process tag (worker-processes.ts) that its tool processes inherit; when it exits,
+ * for whatever reason, every process with that tag is killed before the exit is announced, so a recovery or
+ * a shutdown never leaves a worker's shell commands running.
  */
 import { type ChildProcess, fork } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { createRequire } from "node:module";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { type Observable, ReplaySubject, Subject } from "rxjs";
+import { resolveAgentDir } from "../sessions/agent-dir.ts";
 import type { FauxScript } from "./faux-script.ts";
 import type {
   ControlMessage,
@@ -20,6 +25,7 @@ import type {
   WorkerMessage,
 } from "./runtime-protocol.ts";
 import { parseWorkerMessage } from "./runtime-protocol.validate.ts";
+import { killWorkerProcesses, newWorkerTag, ownerKey, WORKER_TAG_ENV } from "./worker-processes.ts";
 
 /** Everything a client publishes besides replies and faux requests (which it consumes itself). */
 export type WorkerNotification =
@@ -228,6 +234,8 @@ export interface ForkedWorkerOptions extends WorkerClientOptions {
   env?: NodeJS.ProcessEnv;
   /** Bytes of the child's stderr kept for diagnostics (default 16 KiB). */
   stderrLimit?: number;
+  /** Owner key of the process tag (worker-processes.ts); default: from the agent dir of `env`. */
+  processOwner?: string;
 }
 
 function tsxLoaderUrl(): string {
@@ -237,16 +245,21 @@ function tsxLoaderUrl(): string {
 /** A worker in its own Node child process (IPC with JSON serialisation). */
 export class ForkedWorkerClient extends BaseWorkerClient {
   readonly child: ChildProcess;
+  /** The `LEYLINE_WORKER` value this worker and its descendants carry (null without /proc). */
+  readonly processTag: string | null;
   private stderr = "";
 
   private constructor(options: ForkedWorkerOptions) {
     super(options);
     const entry = options.workerEntry ?? fileURLToPath(new URL("./runtime-worker.ts", import.meta.url));
     const limit = options.stderrLimit ?? 16 * 1024;
+    const env = options.env ?? process.env;
+    const tagId = /^[A-Za-z0-9-]+$/.test(this.id) ? this.id : randomUUID();
+    this.processTag = newWorkerTag(options.processOwner ?? ownerKey(resolveAgentDir(env)), tagId);
     this.child = fork(entry, [], {
       execArgv: entry.endsWith(".ts") ? ["--import", tsxLoaderUrl()] : [],
       serialization: "json",
-      env: options.env ?? process.env,
+      env: this.processTag !== null ? { ...env, [WORKER_TAG_ENV]: this.processTag } : env,
       stdio: ["ignore", "pipe", "pipe", "ipc"],
     });
     this.child.stdout?.resume();
@@ -259,7 +272,15 @@ export class ForkedWorkerClient extends BaseWorkerClient {
       // spawn failure or a send on a closed channel; exit follows for a dead child
       this.stderr = (this.stderr + `\n[client] ${error.message}`).slice(-limit);
     });
-    this.child.on("exit", (code, signal) => this.markExited(code, signal));
+    this.child.on("exit", (code, signal) => {
+      // The worker's tool processes go first: whoever reacts to the exit (recovery, shutdown) finds them gone.
+      const tag = this.processTag;
+      if (tag === null) this.markExited(code, signal);
+      else void killWorkerProcesses(tag).then(
+        () => this.markExited(code, signal),
+        () => this.markExited(code, signal),
+      );
+    });
   }
 
   static spawn(options: ForkedWorkerOptions = {}): ForkedWorkerClient {

@@ -5,10 +5,17 @@
  * for faux turns. After every runtime replacement (fork / new / switch, also extension-initiated) it
  * re-subscribes and re-binds extensions. Used by the child entry (runtime-worker.ts, over process IPC) and by
  * the in-process adapter (in-process-worker-client.ts).
+ *
+ * Durable prompts: every session's file is created with its user message (durable-session-file.ts), pi's
+ * agent loop waits on the user message's `message_end` until it is written, and a prompt is answered
+ * "accepted" only then: a kill during the first reply loses neither the session nor the prompt.
+ * Reload: pi's `reload()` resets pi-ai's api registry, which drops the providers Leyline registered (the
+ * scripted faux provider); they are registered again right after it, and the session keeps its model.
  */
 import { randomUUID } from "node:crypto";
 import type { AgentSessionEvent, AgentSessionRuntime, ExtensionFactory } from "@earendil-works/pi-coding-agent";
 import { watchResearchAppends } from "./branch-research.ts";
+import { makeSessionFileDurable } from "./durable-session-file.ts";
 import { ExtensionUiBridge, piGlobalTheme } from "./extension-ui-bridge.ts";
 import { type FauxTurn } from "./faux-script.ts";
 import { buildRuntimeSnapshot } from "./runtime-snapshot.ts";
@@ -25,6 +32,7 @@ import {
   type WorkerMessage,
 } from "./runtime-protocol.ts";
 import { messageIdOf, parseControlMessage } from "./runtime-protocol.validate.ts";
+import { reapplyScriptedFaux } from "./scripted-faux-provider.ts";
 import { createWorkerRuntime, readSessionHeader } from "./worker-runtime.ts";
 
 type PiModule = typeof import("@earendil-works/pi-coding-agent");
@@ -40,6 +48,9 @@ export interface WorkerHostOptions {
   /** How long to wait for a faux turn from the control plane before answering "No scripted reply". */
   fauxTurnTimeoutMs?: number;
 }
+
+/** How long pi's loop waits for a user message to reach the session file before it goes on regardless. */
+const USER_MESSAGE_PERSIST_TIMEOUT_MS = 5000;
 
 function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -59,6 +70,9 @@ export class RuntimeWorkerHost {
   private kind: SessionKind | null = null;
   private revision = 0;
   private unsubscribe: (() => void) | null = null;
+  private unsubscribeAgent: (() => void) | null = null;
+  /** Prompts past pi's preflight, answered "accepted" once their user message is on disk (or pi returned). */
+  private readonly awaitingDurable = new Set<() => void>();
   private unwatchResearch: (() => void) | null = null;
   private snapshotScheduled = false;
   private readonly pendingToolCalls = new Set<string>();
@@ -117,6 +131,8 @@ export class RuntimeWorkerHost {
     this.bridge.dismissAll("disposed");
     this.unsubscribe?.();
     this.unsubscribe = null;
+    this.unsubscribeAgent?.();
+    this.unsubscribeAgent = null;
     this.unwatchResearch?.();
     this.unwatchResearch = null;
     const runtime = this.runtime;
@@ -201,6 +217,7 @@ export class RuntimeWorkerHost {
     const session = this.requireRuntime().session;
     let accepted = false;
     const onAccepted = (): void => {
+      this.awaitingDurable.delete(onAccepted);
       if (accepted) return;
       accepted = true;
       if (!request.awaitCompletion) accept({ accepted: true, completed: false });
@@ -211,14 +228,20 @@ export class RuntimeWorkerHost {
     if (commandName !== "" && session.extensionRunner.getRegisteredCommands().some((command) => command.invocationName === commandName)) {
       onAccepted();
     }
-    await session.prompt(request.text, {
-      ...(request.images ? { images: request.images } : {}),
-      ...(request.streamingBehavior ? { streamingBehavior: request.streamingBehavior } : {}),
-      source: "rpc",
-      preflightResult: (ok) => {
-        if (ok) onAccepted();
-      },
-    });
+    try {
+      await session.prompt(request.text, {
+        ...(request.images ? { images: request.images } : {}),
+        ...(request.streamingBehavior ? { streamingBehavior: request.streamingBehavior } : {}),
+        source: "rpc",
+        // Past preflight, pi either returns (queued, or handled by an extension) or appends the user message:
+        // the accept waits for whichever comes first (see the agent listener in bind).
+        preflightResult: (ok) => {
+          if (ok && !accepted) this.awaitingDurable.add(onAccepted);
+        },
+      });
+    } finally {
+      this.awaitingDurable.delete(onAccepted);
+    }
     if (request.awaitCompletion) accept({ accepted: true, completed: true });
     else onAccepted();
   }
@@ -264,7 +287,7 @@ export class RuntimeWorkerHost {
         return toJson(result);
       }
       case "reload":
-        await this.requireRuntime().session.reload();
+        await this.reload();
         return this.snapshot();
       case "navigateTree": {
         const { targetId, summarize, customInstructions, replaceInstructions, label } = request;
@@ -352,7 +375,20 @@ export class RuntimeWorkerHost {
     this.bridge.dismissAll("replaced");
     this.pendingToolCalls.clear();
     const session = runtime.session;
+    // Before anything can append: the file is created with the first user message (see the module comment).
+    const durable = makeSessionFileDurable(session.sessionManager);
     this.unsubscribe = session.subscribe((event) => this.onEvent(event));
+    // pi's loop awaits its agent listeners: this one holds the loop (before the model call) until pi's
+    // persistence queue wrote the user message.
+    this.unsubscribeAgent?.();
+    this.unsubscribeAgent = session.agent.subscribe(async (event) => {
+      if (event.type !== "message_end" || event.message.role !== "user") return;
+      const written = await durable.persisted(event.message, USER_MESSAGE_PERSIST_TIMEOUT_MS);
+      if (!written && session.sessionManager.isPersisted()) {
+        this.fault("runtime", `the user message was not written within ${USER_MESSAGE_PERSIST_TIMEOUT_MS} ms`, false);
+      }
+      for (const accept of [...this.awaitingDurable]) accept();
+    });
     // Research entries appended by extensions raise no pi event: snapshot them as they land.
     this.unwatchResearch?.();
     this.unwatchResearch = watchResearchAppends(session.sessionManager, () => this.scheduleSnapshot());
@@ -364,7 +400,7 @@ export class RuntimeWorkerHost {
         fork: async (entryId, options) => ({ cancelled: (await runtime.fork(entryId, options)).cancelled }),
         navigateTree: async (targetId, options) => ({ cancelled: (await runtime.session.navigateTree(targetId, options)).cancelled }),
         switchSession: async (sessionPath, options) => runtime.switchSession(sessionPath, options),
-        reload: async () => runtime.session.reload(),
+        reload: async () => this.reload(),
       },
       shutdownHandler: () => this.fault("runtime", "an extension requested shutdown", false),
       onError: (error) =>
@@ -374,6 +410,19 @@ export class RuntimeWorkerHost {
         }),
     });
     this.scheduleSnapshot();
+  }
+
+  /** pi's reload, then Leyline's providers again (pi reset the api registry) and the model the session had. */
+  private async reload(): Promise<void> {
+    const session = this.requireRuntime().session;
+    const model = session.model;
+    await session.reload();
+    const current = this.requireRuntime().session;
+    reapplyScriptedFaux(current.modelRegistry);
+    if (model && (current.model?.provider !== model.provider || current.model.id !== model.id)) {
+      const again = current.modelRegistry.find(model.provider, model.id);
+      if (again) await current.setModel(again);
+    }
   }
 
   private onEvent(event: AgentSessionEvent): void {

@@ -10,6 +10,21 @@
  * loader (`appendSystemPromptOverride`, so pi's own APPEND_SYSTEM.md stays), the explicit model and thinking
  * level are pi's initial ones, `tools` is pi's allowlist, and `excludeTools` is applied by `afterBind` (every
  * tool the runtime knows once extensions are bound, except those).
+ *
+ * Opening an existing session writes nothing unasked:
+ * - a session whose header cwd no longer exists is refused before anything is touched (the API answers 409
+ *   before it even starts a worker; this is the worker's own guard);
+ * - a version-1/2 file is upgraded to version 3 by Leyline first (adapters/session-files/session-upgrade.ts:
+ *   byte-identical copy in `<agentDir>/leyline-trash`, the read side's deterministic ids, atomic rename), because
+ *   pi's `SessionManager.open` would rewrite it with new random ids; a `file-upgraded` notice says so;
+ * - pi's `createAgentSession` appends a `thinking_level_change` to a resumed session whose branch has none
+ *   (sdk.js, "Restore messages if session has existing data"); that entry is held back and written just before
+ *   the first entry the person causes (`deferOpeningThinkingLevel`), so a session that is only opened keeps its
+ *   bytes and mtime, and one that is acted on records the level its turns used, where pi would have put it;
+ * - pi saves every `setModel` as the global default (`settings.json` defaultProvider/defaultModel); the scripted
+ *   faux model is never saved there (a person's choice of a real model still is);
+ * - when the session's own model cannot be restored (unknown, or no credentials) and pi goes on with another, a
+ *   `model-fallback` notice names both (runtime-notices.ts carries notices into snapshots).
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -23,10 +38,16 @@ import type {
   SessionManager,
 } from "@earendil-works/pi-coding-agent";
 import { researchEventEntryData } from "../../domain/research/research-event.ts";
+import type { RuntimeNotice } from "../../domain/runtime/runtime-types.ts";
+import { cwdMissingMessage } from "../../domain/session-detail.ts";
+import type { SessionEntry } from "../../domain/session-log.ts";
 import { RESEARCH_CUSTOM_TYPE } from "../../domain/research/research-types.ts";
 import { SUBAGENT_CUSTOM_TYPE } from "../../domain/session-summary.ts";
 import { API_URL_ENV, type ChildSessionOptions, type RuntimeRequestOf, type SessionKind } from "./runtime-protocol.ts";
-import { type AskTurn, registerScriptedFaux } from "./scripted-faux-provider.ts";
+import { setSessionNotices } from "./runtime-notices.ts";
+import { type AskTurn, FAUX_PROVIDER, registerScriptedFaux } from "./scripted-faux-provider.ts";
+import { upgradeSessionFile, type SessionUpgrade } from "../session-files/session-upgrade.ts";
+import { leylineTrashDirOf } from "../sessions/agent-dir.ts";
 
 type PiModule = typeof import("@earendil-works/pi-coding-agent");
 type PiAiModule = typeof import("@earendil-works/pi-ai");
@@ -91,6 +112,65 @@ export function activateAllToolsExcept(session: AgentSession, excluded: readonly
   session.setActiveToolsByName(names.filter((name) => !excluded.includes(name)));
 }
 
+/**
+ * Holds back the `thinking_level_change` pi's createAgentSession appends while it opens a resumed session (see
+ * the module comment). Call before creating the session; call the returned function right after. From then on
+ * the held-back entry is written just before the next entry the session appends (re-parented under it, so it
+ * sits on that entry's branch), unless that entry is itself a thinking level change.
+ */
+export function deferOpeningThinkingLevel(sessionManager: SessionManager): () => void {
+  const manager = sessionManager;
+  let pending: string | null = null;
+  // An own property shadows pi's prototype method while the session is created; deleting it restores pi's.
+  manager.appendThinkingLevelChange = (level: string): string => {
+    pending = level;
+    return "";
+  };
+  return () => {
+    delete (manager as Partial<SessionManager>).appendThinkingLevelChange;
+    const level = pending;
+    if (level === null) return;
+    // pi's one funnel for new entries (private in its types): every append* builds the entry with
+    // `parentId = leaf` and hands it here. Without it (another pi), the held-back entry is simply dropped.
+    const internals = manager as unknown as { _appendEntry?: (entry: SessionEntry) => void };
+    const appendEntry = internals._appendEntry;
+    if (typeof appendEntry !== "function") return;
+    internals._appendEntry = (entry: SessionEntry): void => {
+      delete internals._appendEntry;
+      if (entry.type !== "thinking_level_change" && entry.parentId === manager.getLeafId()) {
+        entry.parentId = manager.appendThinkingLevelChange(level);
+      }
+      appendEntry.call(manager, entry);
+    };
+  };
+}
+
+/** Saves defaults as pi does, except the scripted faux model (a test and demo model, never a person's default). */
+function keepFauxOutOfDefaults(settingsManager: ReturnType<PiModule["SettingsManager"]["create"]>): void {
+  const save = settingsManager.setDefaultModelAndProvider.bind(settingsManager);
+  settingsManager.setDefaultModelAndProvider = (provider: string, modelId: string): void => {
+    if (provider !== FAUX_PROVIDER) save(provider, modelId);
+  };
+}
+
+function upgradedNotice(upgrade: SessionUpgrade): RuntimeNotice {
+  return {
+    kind: "file-upgraded",
+    message: `This session file was in pi's version-${upgrade.fromVersion} format. Leyline upgraded it to version 3 and kept the original at ${upgrade.backupPath}.`,
+    fromVersion: upgrade.fromVersion,
+    backupPath: upgrade.backupPath,
+  };
+}
+
+function fallbackNotice(requested: { provider: string; id: string }, used: { provider: string; id: string } | null): RuntimeNotice {
+  const wanted = `${requested.provider}/${requested.id}`;
+  const message =
+    used === null
+      ? `This session used ${wanted}, which is not available here, and no other model is set up; pi cannot answer until one is.`
+      : `This session used ${wanted}, which is not available here; pi continues with ${used.provider}/${used.id}.`;
+  return { kind: "model-fallback", message, requested, used };
+}
+
 export interface WorkerRuntime {
   runtime: AgentSessionRuntime;
   kind: SessionKind | null;
@@ -121,9 +201,13 @@ export async function createWorkerRuntime(
   let sessionManager: SessionManager;
   let kind: SessionKind | null = null;
   let child: ChildSessionOptions | null = null;
+  let upgraded: { file: string; upgrade: SessionUpgrade } | null = null;
   if (request.sessionFile !== undefined) {
     const file = path.resolve(request.sessionFile);
     cwd = readSessionHeader(file).cwd;
+    if (!fs.existsSync(cwd)) throw new Error(cwdMissingMessage(cwd));
+    const upgrade = upgradeSessionFile(file, { trashDir: leylineTrashDirOf(agentDir) });
+    if (upgrade !== null) upgraded = { file, upgrade };
     sessionManager = pi.SessionManager.open(file, defaultSessionDir(agentDir, cwd));
   } else {
     const target = request.new;
@@ -135,7 +219,13 @@ export async function createWorkerRuntime(
     sessionManager = pi.SessionManager.create(cwd, sessionDir);
     kind = target.kind ?? "session";
     child = target.child ?? null;
-    if (child?.parentSession !== undefined) sessionManager.newSession({ parentSession: path.resolve(child.parentSession) });
+    // `sessionId`: a recovered never-saved session keeps its id (runtime-protocol.ts NewSessionTarget).
+    if (child?.parentSession !== undefined || target.sessionId !== undefined) {
+      sessionManager.newSession({
+        ...(target.sessionId !== undefined ? { id: target.sessionId } : {}),
+        ...(child?.parentSession !== undefined ? { parentSession: path.resolve(child.parentSession) } : {}),
+      });
+    }
   }
   const appendedPrompt = child?.systemPrompt !== undefined && child.systemPrompt.trim() !== "" ? child.systemPrompt : null;
   const tools = child?.tools ?? options.tools;
@@ -143,6 +233,7 @@ export async function createWorkerRuntime(
   const extensionPaths = [...new Set([...bundledExtensionPaths(), ...(options.extensionPaths ?? []).map((entry) => path.resolve(entry))])];
   const factory: CreateAgentSessionRuntimeFactory = async (args) => {
     const settingsManager = pi.SettingsManager.create(args.cwd, args.agentDir);
+    keepFauxOutOfDefaults(settingsManager);
     const services = await pi.createAgentSessionServices({
       cwd: args.cwd,
       agentDir: args.agentDir,
@@ -156,13 +247,15 @@ export async function createWorkerRuntime(
       },
     });
     // The faux model is the default only where the session's own model cannot be restored.
-    const stored = args.sessionManager.buildSessionContext().model;
+    const context = args.sessionManager.buildSessionContext();
+    const stored = context.model;
     const storedModel = stored ? modelRegistry.find(stored.provider, stored.modelId) : undefined;
     const restorable = storedModel !== undefined && modelRegistry.hasConfiguredAuth(storedModel);
     // After the services: extensions may have registered the child's provider.
     const wanted = child?.model;
     const childModel = wanted ? modelRegistry.find(wanted.provider, wanted.id) : undefined;
     if (wanted && !childModel) throw new Error(`Unknown model ${wanted.provider}/${wanted.id}`);
+    const releaseThinking = context.messages.length > 0 ? deferOpeningThinkingLevel(args.sessionManager) : null;
     const created = await pi.createAgentSessionFromServices({
       services,
       sessionManager: args.sessionManager,
@@ -170,7 +263,16 @@ export async function createWorkerRuntime(
       ...(childModel ? { model: childModel } : fauxModel && !restorable ? { model: fauxModel } : {}),
       ...(child?.thinkingLevel !== undefined ? { thinkingLevel: child.thinkingLevel } : {}),
       ...(tools ? { tools } : {}),
-    });
+    }).finally(() => releaseThinking?.());
+    const notices: RuntimeNotice[] = [];
+    const opened = args.sessionManager.getSessionFile();
+    if (upgraded !== null && opened !== undefined && path.resolve(opened) === upgraded.file) notices.push(upgradedNotice(upgraded.upgrade));
+    // pi restores the stored model only for a session with messages and only with credentials (sdk.js).
+    if (!childModel && stored && !restorable && context.messages.length > 0) {
+      const used = created.session.model;
+      notices.push(fallbackNotice({ provider: stored.provider, id: stored.modelId }, used ? { provider: used.provider, id: used.id } : null));
+    }
+    setSessionNotices(created.session, notices);
     // As pi's CLI does (main.js): extensions that failed to load become error diagnostics, not silence.
     const extensionErrors = services.resourceLoader.getExtensions().errors.map(({ path: file, error }) => ({
       type: "error" as const,

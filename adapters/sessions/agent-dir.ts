@@ -15,3 +15,11 @@ export function resolveAgentDir(env: NodeJS.ProcessEnv = process.env, home: stri
 export function sessionsDirOf(agentDir: string): string {
   return path.join(agentDir, "sessions");
 }
+
+/**
+ * `<agentDir>/leyline-trash`: where every copy Leyline keeps before it rewrites, deletes or upgrades a session
+ * file goes (beside pi's `sessions` folder; never inside a user's project, wherever the session file lies).
+ */
+export function leylineTrashDirOf(agentDir: string): string {
+  return path.join(agentDir, "leyline-trash");
+}

@@ -20,6 +20,9 @@ export type ResearchStatus = (typeof RESEARCH_STATUSES)[number];
 export const RESEARCH_THREAD_STATUSES = ["queued", "running", "done", "error"] as const;
 export type ResearchThreadStatus = (typeof RESEARCH_THREAD_STATUSES)[number];
 
+/** A thread in one of these statuses has finished (successfully or not): `completedThreadCount` counts them. */
+export const FINISHED_THREAD_STATUSES: readonly ResearchThreadStatus[] = ["done", "error"];
+
 export const RESEARCH_SOURCE_STATUSES = ["candidate", "cited", "excluded"] as const;
 export type ResearchSourceStatus = (typeof RESEARCH_SOURCE_STATUSES)[number];
 
@@ -47,6 +50,7 @@ export interface ResearchSummary {
   reportTitle: string;
   reportEntryId: string;
   threadCount: number;
+  /** Threads that finished, done or error (as existing readers of the `leyline-research` format count them). */
   completedThreadCount: number;
   sourceCount: number;
   citedSourceCount: number;

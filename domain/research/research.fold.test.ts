@@ -180,7 +180,10 @@ describe("applyResearchEvent by kind", () => {
       ["T1", "First", "done"],
       ["T2", "T2", "error"],
     ]);
-    expect(s3.completedThreadCount).toBe(1);
+    // finished threads count, done or error (existing readers of the format count them so)
+    expect(s3.completedThreadCount).toBe(2);
+    const s4 = must(applyResearchEvent(s3, { kind: "thread", sessionId: S, thread: { id: "T3", status: "running" } }, at("t4")));
+    expect(s4.completedThreadCount).toBe(2);
   });
 
   it("source merges by canonical key, keeps ids, and derives statuses", () => {
@@ -356,7 +359,7 @@ describe("fold laws", () => {
         expect(new Set(state.sources.map((s) => s.key)).size).toBe(ids.length);
         expect(new Set(state.threads.map((t) => t.id)).size).toBe(state.threads.length);
         expect(state.threadCount).toBe(state.threads.length);
-        expect(state.completedThreadCount).toBe(state.threads.filter((t) => t.status === "done").length);
+        expect(state.completedThreadCount).toBe(state.threads.filter((t) => t.status === "done" || t.status === "error").length);
         expect(state.sourceCount).toBe(state.sources.length);
         for (const s of state.sources) {
           if (s.status !== "excluded") expect(s.status).toBe(state.citedSourceIds.includes(s.id) ? "cited" : "candidate");

@@ -40,6 +40,7 @@ import {
   timeMs,
 } from "./research-normalize.ts";
 import {
+  FINISHED_THREAD_STATUSES,
   RESEARCH_EVENT_VERSION,
   type ResearchEvent,
   type ResearchEventMeta,
@@ -247,7 +248,7 @@ function finalize(state: ResearchState): ResearchState {
     ...state,
     sources,
     threadCount: state.threads.length,
-    completedThreadCount: state.threads.filter((t) => t.status === "done").length,
+    completedThreadCount: state.threads.filter((t) => FINISHED_THREAD_STATUSES.includes(t.status)).length,
     sourceCount: sources.length,
     citedSourceCount: sources.filter((s) => s.status === "cited").length,
     excludedSourceCount: sources.filter((s) => s.status === "excluded").length,

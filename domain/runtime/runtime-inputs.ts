@@ -23,6 +23,7 @@ import type {
   PromptQueue,
   QueuedMessages,
   RuntimeDiagnostic,
+  RuntimeNotice,
   SlashCommand,
   WidgetPlacement,
 } from "./runtime-types.ts";
@@ -43,6 +44,8 @@ export interface RuntimeWorkerSnapshot {
   contextUsage?: ContextUsage | null;
   slashCommands?: SlashCommand[];
   queuedMessages?: QueuedMessages;
+  /** The runtime's current notices (replaces the list; [] clears it). */
+  notices?: RuntimeNotice[];
 }
 
 /**

@@ -123,6 +123,16 @@ export interface ExtensionUiState {
   confirmations: ExtensionConfirmation[];
 }
 
+/**
+ * Something the runtime did on its own that the person should know, in plain words (Leyline's addition to the
+ * spec's Active state): pi fell back to another model because the session's model is not available here
+ * (`used` null: no model at all), or Leyline upgraded an old session file before pi opened it (the original
+ * is kept at `backupPath`).
+ */
+export type RuntimeNotice =
+  | { kind: "model-fallback"; message: string; requested: { provider: string; id: string }; used: { provider: string; id: string } | null }
+  | { kind: "file-upgraded"; message: string; fromVersion: number; backupPath: string };
+
 /** A diagnostic record (resource loading, extension errors, recoveries): the spec's `diagnostics: object[]`. */
 export type RuntimeDiagnostic = Record<string, unknown>;
 
@@ -147,6 +157,8 @@ export interface ActiveState {
   queuedMessages: QueuedMessages;
   extensionUi: ExtensionUiState;
   research: ResearchState | null;
+  /** Present only when there is something to say (see RuntimeNotice). */
+  notices?: RuntimeNotice[];
 }
 
 export interface Active {

@@ -74,7 +74,7 @@ function phaseBar(research: ResearchState): string {
 /** Objective, status, phase bar, counts, strategy, note and error. */
 export function renderResearchOverview(research: ResearchState): string {
   const counts =
-    `${research.completedThreadCount}/${research.threadCount} threads done · ${research.sourceCount} sources ` +
+    `${research.completedThreadCount}/${research.threadCount} threads finished · ${research.sourceCount} sources ` +
     `(${research.citedSourceCount} cited, ${research.excludedSourceCount} excluded)`;
   return [
     `<section id="research"><h2>Research</h2>`,

@@ -1,7 +1,10 @@
 // @vitest-environment node
 // The client stores against the real backend with a real runtime host (in-process workers, pi-ai's scripted
 // faux model): start a session, watch a prompt stream into the open session and land in its transcript,
-// rename and delete from the list, reopen a persisted session (its runtime starts on open), a missing id.
+// rename and delete from the list, reopen a persisted session from the read side alone (no runtime, no write,
+// the file unchanged) and act on it (prompts sent while pi starts are held and sent in order; a failed start
+// gives them back), a missing id.
+import fs from "node:fs";
 import type { AddressInfo } from "node:net";
 import { createPinia, setActivePinia } from "pinia";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
@@ -97,7 +100,7 @@ describe("stores ↔ a real runtime", { timeout: 60_000 }, () => {
     await waitFor(() => expect(sessions.byId(id)?.firstMessage).toBe("hello there"));
   });
 
-  it("renames and deletes through the list; reopening a persisted session starts its runtime", async () => {
+  it("renames and deletes through the list; reopening a persisted session starts no runtime", async () => {
     const { app, sessions, openSession, runtimes } = await setUp([{ text: "Noted." }]);
     const { id } = await startSession({ cwd: suite.dirs.cwd, kind: "session" });
     await http.post(`/api/pi/sessions/${encodeURIComponent(id)}/prompt`, { text: "remember this" });
@@ -114,8 +117,9 @@ describe("stores ↔ a real runtime", { timeout: 60_000 }, () => {
     await openSession.open(id);
     expect(openSession.status).toBe("ready");
     expect(openSession.entries).toHaveLength(entryCount);
-    expect(openSession.runtimeStatus).toBe("open");
-    await waitFor(() => expect(openSession.active?.id).toBe(id));
+    expect(openSession.runtimeStatus).toBe("none");
+    expect(app.leyline.host.get(id)).toBeUndefined();
+    expect(openSession.active).toBeNull();
 
     await sessions.refresh();
     expect(sessions.byId(id)).toBeDefined();
@@ -124,6 +128,78 @@ describe("stores ↔ a real runtime", { timeout: 60_000 }, () => {
     expect(sessions.byId(id)).toBeUndefined();
     await sessions.refresh();
     expect(sessions.byId(id)).toBeUndefined();
+  });
+
+  it("opening a persisted session sends only reads and leaves its file as it was; the first prompts start pi and go in order", async () => {
+    const { app, openSession, runtimes } = await setUp([
+      { match: "remember", text: "Noted." },
+      { match: "first after reopening", text: "Reply one." },
+      { match: "second after reopening", text: "Reply two." },
+    ]);
+    const { id } = await startSession({ cwd: suite.dirs.cwd, kind: "session" });
+    await http.post(`/api/pi/sessions/${encodeURIComponent(id)}/prompt`, { text: "remember this" });
+    await waitFor(() => expect(messageRoles(openSession.entries)).toEqual(["user", "assistant"]));
+    const file = openSession.detail?.session.sessionFile ?? "";
+    openSession.close();
+    await app.leyline.host.close(id);
+    await waitFor(() => expect(runtimes.isOpen(id)).toBe(false));
+    const bytes = fs.readFileSync(file);
+    const mtime = fs.statSync(file).mtimeMs;
+
+    const fetchSpy = vi.spyOn(globalThis, "fetch");
+    stopped.push(() => fetchSpy.mockRestore());
+    const methods = () => fetchSpy.mock.calls.map(([, init]) => `${init?.method ?? "GET"}`);
+    await openSession.open(id);
+    expect(openSession.status).toBe("ready");
+    expect(messageRoles(openSession.entries)).toEqual(["user", "assistant"]);
+    // The socket refocused and a roster arrived: still no runtime, nothing but GETs, the file untouched.
+    await waitFor(() => expect(runtimes.rosterSeen).toBe(true));
+    expect(new Set(methods())).toEqual(new Set(["GET"]));
+    expect(app.leyline.host.get(id)).toBeUndefined();
+    expect(runtimes.isOpen(id)).toBe(false);
+    expect(fs.readFileSync(file).equals(bytes)).toBe(true);
+    expect(fs.statSync(file).mtimeMs).toBe(mtime);
+
+    // Two prompts sent at once, before pi runs: held in order, shown as waiting, then sent when it is ready.
+    const item = (typed: string) => ({ typed, attachments: [], request: { kind: "prompt" as const, text: typed, images: [] } });
+    openSession.hold(id, item("first after reopening"));
+    openSession.hold(id, item("second after reopening"));
+    expect(openSession.heldOf(id).items.map((i) => i.typed)).toEqual(["first after reopening", "second after reopening"]);
+    expect(openSession.runtimeStatus).toBe("opening");
+    await waitFor(() => expect(openSession.heldOf(id).items).toEqual([]));
+    expect(openSession.heldOf(id).failure).toBe("");
+    await waitFor(() => {
+      const texts = openSession.entries.flatMap((e) => (e.type === "message" ? [`${e.role}:${e.text}`] : []));
+      expect(texts).toEqual(["user:remember this", "assistant:Noted.", "user:first after reopening", "assistant:Reply one.", "user:second after reopening", "assistant:Reply two."]);
+    });
+    expect(openSession.runtimeStatus).toBe("open");
+    // The runtime was started by the first action (selecting the session), then the prompts: in this order.
+    const writes = fetchSpy.mock.calls.flatMap(([input, init]) => (init?.method === "POST" ? [new URL(String(input)).pathname] : []));
+    expect(writes).toEqual(["/api/pi/active-session", `/api/pi/sessions/${id}/prompt`, `/api/pi/sessions/${id}/prompt`]);
+  });
+
+  it("a start that fails gives the held prompts back with the reason", async () => {
+    const { app, openSession, runtimes } = await setUp([{ match: "keep", text: "Kept." }]);
+    const { id } = await startSession({ cwd: suite.dirs.cwd, kind: "session" });
+    await http.post(`/api/pi/sessions/${encodeURIComponent(id)}/prompt`, { text: "keep this" });
+    await waitFor(() => expect(messageRoles(openSession.entries)).toEqual(["user", "assistant"]));
+    const file = openSession.detail?.session.sessionFile ?? "";
+    openSession.close();
+    await app.leyline.host.close(id);
+    await waitFor(() => expect(runtimes.isOpen(id)).toBe(false));
+    await openSession.open(id);
+    expect(openSession.status).toBe("ready");
+    // The file goes away while the page shows it (deleted in a terminal): the first action cannot start pi.
+    fs.rmSync(file);
+    const prompt = { typed: "are you there?", attachments: [], request: { kind: "prompt" as const, text: "are you there?", images: [] } };
+    openSession.hold(id, prompt);
+    openSession.hold(id, { ...prompt, typed: "and then?", request: { ...prompt.request, text: "and then?" } });
+    await waitFor(() => expect(openSession.heldOf(id).failure).toContain("not found"));
+    expect(openSession.runtimeStatus).toBe("error");
+    const back = openSession.takeBack(id);
+    expect(back.items.map((i) => i.typed)).toEqual(["are you there?", "and then?"]);
+    expect(openSession.heldOf(id)).toMatchObject({ items: [], failure: "" });
+    expect(app.leyline.host.get(id)).toBeUndefined();
   });
 
   it("an unknown session id shows as missing, without an error toast", async () => {

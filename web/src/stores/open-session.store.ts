@@ -5,9 +5,13 @@ import type { ResearchState } from "../../../domain/research/research-types.ts";
 import type { TranscriptEntry } from "../../../domain/transcript/transcript-types.ts";
 import type { ActiveResponse, SessionDetail } from "../api/dto.ts";
 import { ApiError, errorMessage, http } from "../api/http.ts";
+import { prompt as sendPrompt, runBash } from "../api/runtime-actions.ts";
 import { coalescedReload } from "../lib/coalesced-reload.ts";
+import { EMPTY_HELD, failHeld, holdPrompt, releasePrompt, type HeldPrompt, type HeldState } from "../lib/held-prompts.ts";
+import { readSetting, writeSetting } from "../lib/local-storage.ts";
 import { withProvisional } from "../lib/provisional-entries.ts";
 import { runStateOf, type RunState } from "../lib/run-state.ts";
+import { fallbackEntry, noticeKey, runtimeNotices, viewFacts, withPlacedEntries, type ViewFacts } from "../lib/session-facts.ts";
 import type { StreamingMessage } from "../lib/streaming-message.ts";
 import { useNoticesStore } from "./notices.store.ts";
 import { useRuntimesStore } from "./runtimes.store.ts";
@@ -52,9 +56,35 @@ export function unsavedDetail(id: string, snapshot: ActiveSnapshot | null): Sess
       modified: "",
       created: "",
       research: snapshot?.state.research ?? null,
+      model: snapshot?.state.model ? { provider: snapshot.state.model.provider, id: snapshot.state.model.id } : null,
+      thinkingLevel: snapshot?.state.thinkingLevel ?? null,
+      // pi writes only version 3; a runtime's file needs no upgrade.
+      fileVersion: 3,
+      readOnly: null,
     },
     entries: [],
   };
+}
+
+/** How long a 404 detail waits for the events socket's first roster (an unsaved runtime after a reload). */
+const ROSTER_WAIT_MS = 3000;
+/** File upgrades already announced (kept across reloads: the runtime's snapshot keeps the notice). */
+const SHOWN_UPGRADES_KEY = "leyline.shownUpgrades";
+const SHOWN_UPGRADES_MAX = 50;
+
+function shownUpgrades(): string[] {
+  try {
+    const parsed: unknown = JSON.parse(readSetting(SHOWN_UPGRADES_KEY) ?? "[]");
+    return Array.isArray(parsed) ? parsed.filter((key): key is string => typeof key === "string") : [];
+  } catch {
+    return [];
+  }
+}
+
+export interface UpgradeNotice {
+  sessionId: string;
+  message: string;
+  backupPath: string;
 }
 
 /**
@@ -62,14 +92,19 @@ export function unsavedDetail(id: string, snapshot: ActiveSnapshot | null): Sess
  * refetched when its runtime reports a finished message, a finished run or a snapshot change that touches the
  * file; its runtime snapshot and live streaming message (from the runtimes store); its run state.
  *
- * Opening a session reads its detail and, in parallel, makes sure it has a runtime: POST /api/pi/active-session
- * { id } loads a persisted session that is not open and selects it (the spec's browser route for switching
- * sessions; the host evicts idle runtimes at capacity and closes them after 30 idle minutes), so the composer
- * has models, thinking levels and the queue before the first prompt. The transcript does not wait for it. A
- * new session (POST /api/pi/sessions) arrives with both (`seed`).
+ * Viewing is read-only: opening a session (sidebar, deep link, reload) reads its detail and nothing else, so
+ * no runtime starts and no byte of its file changes. A session that already has a runtime (the events
+ * socket's roster) shows its live snapshot. The runtime starts on the person's first action: `perform` runs
+ * an action after POST /api/pi/active-session { id } (which opens and selects the session), one action after
+ * another per session; `hold` keeps prompts sent meanwhile in order (lib/held-prompts.ts, shown as
+ * provisional queued prompts) and sends them once pi is ready; on a failure they wait for the composer to
+ * take them back. Until then the model and thinking level come from the session's own entries (`facts`).
+ * A new session (POST /api/pi/sessions) arrives with both detail and snapshot (`seed`).
  *
  * `entries` are the persisted ones plus the user's prompts pi took but has not written yet (provisional,
  * lib/provisional-entries.ts): a prompt shows as soon as pi announces it, and the refetched detail replaces it.
+ * A model fallback the runtime reports becomes a system line after the entry that was last when it appeared;
+ * a file upgrade (v1/v2 → v3, original kept in leyline-trash) is announced once (`upgradeNotice`).
  */
 export const useOpenSessionStore = defineStore("openSession", () => {
   const runtimes = useRuntimesStore();
@@ -88,7 +123,15 @@ export const useOpenSessionStore = defineStore("openSession", () => {
   const snapshot = computed<ActiveSnapshot | null>(() => runtimes.snapshotOf(id.value));
   const active = computed<Active | null>(() => runtimes.activeOf(id.value));
   const persistedEntries = computed<TranscriptEntry[]>(() => detail.value?.entries ?? []);
-  const entries = computed<TranscriptEntry[]>(() => withProvisional(persistedEntries.value, runtimes.provisionalOf(id.value)));
+  /** Transcript lines from runtime notices, per session: placed after `afterId` (the last entry when seen). */
+  const placed = ref<Record<string, Array<{ key: string; afterId: string | null; entry: TranscriptEntry }>>>({});
+  const entries = computed<TranscriptEntry[]>(() =>
+    withPlacedEntries(withProvisional(persistedEntries.value, runtimes.provisionalOf(id.value)), id.value === null ? [] : (placed.value[id.value] ?? [])),
+  );
+  const facts = computed<ViewFacts>(() => viewFacts(detail.value?.session));
+  const held = ref<Record<string, HeldState>>({});
+  const upgradeNotice = ref<UpgradeNotice | null>(null);
+  const seenNotices = new Set<string>();
   const research = computed<ResearchState | null>(() => active.value?.state.research ?? detail.value?.session.research ?? null);
   const streaming = computed<StreamingMessage | null>(() => runtimes.streamingOf(id.value));
   const runState = computed<RunState>(() => runStateOf(snapshot.value, entries.value));
@@ -98,7 +141,10 @@ export const useOpenSessionStore = defineStore("openSession", () => {
     if (current === null) return false;
     await loadOnce(current);
   });
-  let opening: Promise<void> | null = null;
+  /** Runtime starts in flight, per session. */
+  const starts = new Map<string, Promise<void>>();
+  /** The tail of each session's action chain (actions run one after another, in the order asked). */
+  const chains = new Map<string, Promise<void>>();
 
   async function fetchDetail(sessionId: string): Promise<SessionDetail> {
     return http.get<SessionDetail>(`/api/pi/sessions/${encodeURIComponent(sessionId)}`);
@@ -108,13 +154,12 @@ export const useOpenSessionStore = defineStore("openSession", () => {
   async function open(sessionId: string, seed: { detail?: SessionDetail; active?: Active } = {}): Promise<void> {
     if (seed.active) runtimes.applySnapshot(seed.active);
     if (id.value === sessionId && (status.value === "ready" || status.value === "loading") && seed.detail === undefined) {
-      await Promise.all([detailReload.inFlight() ?? Promise.resolve(), opening ?? Promise.resolve()]);
+      await (detailReload.inFlight() ?? Promise.resolve());
       return;
     }
     id.value = sessionId;
     error.value = "";
-    runtimeStatus.value = runtimes.isOpen(sessionId) ? "open" : "none";
-    opening = null;
+    runtimeStatus.value = runtimes.isOpen(sessionId) ? "open" : starts.has(sessionId) ? "opening" : "none";
     if (seed.detail) {
       detail.value = seed.detail;
       status.value = "ready";
@@ -122,10 +167,27 @@ export const useOpenSessionStore = defineStore("openSession", () => {
     }
     detail.value = null;
     status.value = "loading";
-    // The transcript first: starting a runtime (a worker process opening the same file) competes for the CPU,
-    // so it starts once the detail has arrived (or failed), not alongside it.
+    // The read side alone: no runtime is started here (that would let pi write to the file).
     await refetch();
-    if (!seed.active && id.value === sessionId) await ensureRuntime();
+  }
+
+  /** Resolves once the events socket delivered a roster (or after `ROSTER_WAIT_MS`). */
+  function rosterKnown(): Promise<void> {
+    if (runtimes.rosterSeen) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = globalThis.setTimeout(done, ROSTER_WAIT_MS);
+      const stop = watch(
+        () => runtimes.rosterSeen,
+        (seen) => {
+          if (seen) done();
+        },
+      );
+      function done(): void {
+        globalThis.clearTimeout(timer);
+        stop();
+        resolve();
+      }
+    });
   }
 
   async function loadOnce(sessionId: string): Promise<void> {
@@ -140,8 +202,9 @@ export const useOpenSessionStore = defineStore("openSession", () => {
       if (id.value !== sessionId) return;
       if (caught instanceof ApiError && caught.status === 404) {
         if (detail.value !== null) return; // an unsaved runtime: keep what we show
-        // Not persisted: a runtime that has not written its file yet (a fresh session after a reload)?
-        await ensureRuntime();
+        // Not persisted: a runtime that has not written its file yet (a fresh session after a reload)? The
+        // roster says so; asking the server to open it could start a runtime.
+        await rosterKnown();
         if (runtimes.isOpen(sessionId)) {
           if (id.value !== sessionId) return;
           detail.value = unsavedDetail(sessionId, runtimes.snapshotOf(sessionId));
@@ -172,37 +235,121 @@ export const useOpenSessionStore = defineStore("openSession", () => {
   }
 
   /**
-   * Makes sure the open session has a runtime (POST /api/pi/active-session { id } loads a persisted session
-   * that is not open and selects it). Failures are reported in words; the transcript stays readable. A
-   * runtime the roster already lists is used as it is.
+   * Starts the runtime of a session (POST /api/pi/active-session { id } opens a persisted session that is not
+   * open and selects it); a runtime the roster already lists is used as it is. Rejects with the failure.
    */
-  function ensureRuntime(): Promise<void> {
-    const sessionId = id.value;
-    if (sessionId === null || status.value === "missing") return Promise.resolve();
+  function startRuntime(sessionId: string): Promise<void> {
     if (runtimes.isOpen(sessionId)) {
-      runtimeStatus.value = "open";
+      if (id.value === sessionId) runtimeStatus.value = "open";
       return Promise.resolve();
     }
-    if (opening !== null) return opening;
-    runtimeStatus.value = "opening";
-    opening = (async () => {
+    const running = starts.get(sessionId);
+    if (running !== undefined) return running;
+    if (id.value === sessionId) runtimeStatus.value = "opening";
+    const start = (async () => {
       try {
         const response = await http.post<ActiveResponse>("/api/pi/active-session", { id: sessionId });
         runtimes.applySnapshot(response.active);
         if (id.value === sessionId) runtimeStatus.value = "open";
       } catch (caught) {
         if (id.value === sessionId) runtimeStatus.value = "error";
-        // An unknown session shows as missing in the view; other failures are reported.
-        if (!(caught instanceof ApiError && caught.status === 404)) notices.report(caught, "Starting the session's runtime");
+        throw caught;
       } finally {
-        opening = null;
+        starts.delete(sessionId);
       }
     })();
-    return opening;
+    starts.set(sessionId, start);
+    return start;
+  }
+
+  /** Runs `work` after the session's earlier actions, with its runtime started first (`skip`: give up silently). */
+  function chain<T>(sessionId: string, work: () => Promise<T>, skip: () => boolean = () => false): Promise<T | undefined> {
+    const before = chains.get(sessionId) ?? Promise.resolve();
+    // "Starting pi…" from the moment of the action, not from when its turn comes.
+    if (id.value === sessionId && !runtimes.isOpen(sessionId) && runtimeStatus.value !== "opening") runtimeStatus.value = "opening";
+    const skipped = (): undefined => {
+      if (id.value === sessionId && runtimeStatus.value === "opening" && !starts.has(sessionId)) runtimeStatus.value = runtimes.isOpen(sessionId) ? "open" : "none";
+      return undefined;
+    };
+    const run = before.then(async () => {
+      if (skip()) return skipped();
+      await startRuntime(sessionId);
+      if (skip()) return skipped();
+      return work();
+    });
+    const tail = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    chains.set(sessionId, tail);
+    void tail.then(() => {
+      if (chains.get(sessionId) === tail) chains.delete(sessionId);
+    });
+    return run;
+  }
+
+  /** An action of the person (model, thinking, compact…): starts the runtime when needed, then runs it in order. */
+  async function perform<T>(sessionId: string, work: () => Promise<T>): Promise<T> {
+    const result = await chain(sessionId, work);
+    return result as T;
+  }
+
+  function heldOf(sessionId: string | null): HeldState {
+    if (sessionId === null) return EMPTY_HELD;
+    return held.value[sessionId] ?? EMPTY_HELD;
+  }
+
+  function setHeld(sessionId: string, next: HeldState): void {
+    held.value = { ...held.value, [sessionId]: next };
+  }
+
+  /**
+   * Holds a prompt sent before the runtime is ready and sends it, after the ones before it, once pi is. A
+   * failure stops the sending (`failure`); the composer takes the held prompts back (`takeBack`).
+   */
+  function hold(sessionId: string, prompt: Omit<HeldPrompt, "seq">): void {
+    const { state, seq } = holdPrompt(heldOf(sessionId), prompt);
+    setHeld(sessionId, state);
+    const skip = (): boolean => {
+      const now = heldOf(sessionId);
+      return now.failure !== "" || !now.items.some((item) => item.seq === seq);
+    };
+    void chain(
+      sessionId,
+      async () => {
+        const request = prompt.request;
+        if (request.kind === "prompt") {
+          const response = await sendPrompt(sessionId, { text: request.text, images: request.images });
+          runtimes.applySnapshot(response.active);
+        } else {
+          const response = await runBash(sessionId, request.command, request.excludeFromContext ? true : undefined);
+          runtimes.applySnapshot(response.active);
+          applyDetail(response.detail);
+        }
+        setHeld(sessionId, releasePrompt(heldOf(sessionId), seq));
+      },
+      skip,
+    ).catch((caught: unknown) => {
+      setHeld(sessionId, failHeld(heldOf(sessionId), errorMessage(caught)));
+      // Another session is shown: say so now; its prompts go back into its composer when it is opened again.
+      if (id.value !== sessionId) notices.report(caught, "Sending a prompt that waited for pi");
+    });
+  }
+
+  /** The held prompts of a session and why they stopped, handed back to the composer (and forgotten here). */
+  function takeBack(sessionId: string): { items: HeldPrompt[]; failure: string } {
+    const state = heldOf(sessionId);
+    setHeld(sessionId, { ...state, items: [], failure: "" });
+    return { items: state.items, failure: state.failure };
+  }
+
+  function dismissUpgradeNotice(): void {
+    upgradeNotice.value = null;
   }
 
   function close(): void {
     id.value = null;
+    upgradeNotice.value = null;
     detail.value = null;
     status.value = "idle";
     error.value = "";
@@ -218,8 +365,39 @@ export const useOpenSessionStore = defineStore("openSession", () => {
   watch(
     () => (id.value !== null && runtimes.isOpen(id.value) ? "open" : "closed"),
     (now) => {
-      if (now === "open") runtimeStatus.value = "open";
-      else if (runtimeStatus.value === "open") runtimeStatus.value = "none";
+      if (now === "open") {
+        runtimeStatus.value = "open";
+        // A session shown as missing whose runtime the roster lists now (a fresh, unsaved one after a reload).
+        if (status.value === "missing" && id.value !== null) {
+          detail.value = unsavedDetail(id.value, runtimes.snapshotOf(id.value));
+          status.value = "ready";
+          error.value = "";
+        }
+      } else if (runtimeStatus.value === "open") runtimeStatus.value = "none";
+    },
+  );
+
+  // Runtime notices: a file upgrade is announced once; a model fallback becomes a transcript line.
+  watch(
+    () => [id.value, status.value, runtimeNotices(active.value?.state)] as const,
+    ([sessionId, shown, list]) => {
+      // Placed against the loaded transcript (a snapshot can arrive before the detail).
+      if (sessionId === null || shown !== "ready") return;
+      for (const notice of list) {
+        const key = noticeKey(sessionId, notice);
+        if (seenNotices.has(key)) continue;
+        seenNotices.add(key);
+        if (notice.kind === "file-upgraded") {
+          const announced = shownUpgrades();
+          if (announced.includes(key)) continue;
+          writeSetting(SHOWN_UPGRADES_KEY, JSON.stringify([...announced, key].slice(-SHOWN_UPGRADES_MAX)));
+          upgradeNotice.value = { sessionId, message: notice.message, backupPath: notice.backupPath };
+        } else {
+          const last = persistedEntries.value.at(-1) ?? null;
+          const line = { key, afterId: last?.id ?? null, entry: fallbackEntry(key, notice, new Date().toISOString()) };
+          placed.value = { ...placed.value, [sessionId]: [...(placed.value[sessionId] ?? []), line] };
+        }
+      }
     },
   );
   watch(
@@ -243,10 +421,18 @@ export const useOpenSessionStore = defineStore("openSession", () => {
     research,
     streaming,
     runState,
+    facts,
+    held,
+    upgradeNotice,
     open,
     refetch,
     applyDetail,
-    ensureRuntime,
+    startRuntime,
+    perform,
+    heldOf,
+    hold,
+    takeBack,
+    dismissUpgradeNotice,
     close,
   };
 });

@@ -24,6 +24,8 @@ import { EMPTY_STREAM, nextStream, type StreamingMessage, type StreamState } fro
 export const useRuntimesStore = defineStore("runtimes", () => {
   const snapshots = ref<Record<string, StoredSnapshot>>({});
   const roster = ref<string[]>([]);
+  /** Whether a roster arrived since the store was reset (until then, "not in the roster" means "unknown"). */
+  const rosterSeen = ref(false);
   const streams = ref<Record<string, StreamState>>({});
   const provisional = ref<Record<string, ProvisionalState>>({});
   /** Bumped when an events connection starts (see snapshot-order.ts). */
@@ -47,6 +49,7 @@ export const useRuntimesStore = defineStore("runtimes", () => {
 
   function applyRoster(sessionIds: readonly string[]): void {
     roster.value = [...sessionIds];
+    rosterSeen.value = true;
     const keep = new Set(sessionIds);
     const next: Record<string, StoredSnapshot> = {};
     for (const [id, stored] of Object.entries(snapshots.value)) if (keep.has(id)) next[id] = stored;
@@ -157,11 +160,13 @@ export const useRuntimesStore = defineStore("runtimes", () => {
     streams.value = {};
     provisional.value = {};
     roster.value = [];
+    rosterSeen.value = false;
   }
 
   return {
     snapshots,
     roster,
+    rosterSeen,
     streams,
     provisional,
     generation,

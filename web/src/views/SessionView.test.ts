@@ -1,9 +1,10 @@
 import { flushPromises, mount } from "@vue/test-utils";
 import { createPinia, setActivePinia } from "pinia";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createMemoryHistory } from "vue-router";
 import type { TranscriptEntry } from "../../../domain/transcript/transcript-types.ts";
 import type { SessionDetail } from "../api/dto.ts";
+import { fakeBackend } from "../components/composer/composer.fixture.ts";
 import { gatheringResearch, RESEARCH_SESSION_ID, researchEntries } from "../components/research/research.fixture.ts";
 import { activeSnapshot } from "../lib/active.fixture.ts";
 import { createAppRouter } from "../router.ts";
@@ -44,6 +45,10 @@ function detail(id: string, extra: Partial<SessionDetail["session"]> = {}, list 
       modified: T,
       created: T,
       research: null,
+      model: null,
+      thinkingLevel: null,
+      fileVersion: 3,
+      readOnly: null,
       ...extra,
     },
     entries: list,
@@ -60,7 +65,7 @@ async function mountView(
   seed: SessionDetail | null,
   status: "ready" | "missing" | "error" = "ready",
   error = "",
-  runtimeStatus: "open" | "opening" = "open",
+  runtimeStatus: "open" | "opening" | "none" = "open",
 ) {
   const pinia = createPinia();
   setActivePinia(pinia);
@@ -75,8 +80,12 @@ async function mountView(
 }
 
 describe("SessionView", () => {
+  let backend: ReturnType<typeof fakeBackend> | undefined;
   afterEach(() => {
     document.body.innerHTML = "";
+    localStorage.clear();
+    backend?.restore();
+    backend = undefined;
   });
 
   it("places the transcript and the composer, titled by the session, with the run state shown and announced", async () => {
@@ -103,29 +112,83 @@ describe("SessionView", () => {
     expect(wrapper.get(".state-bar").attributes("data-state")).toBe("waiting");
   });
 
-  it("shows a recorded session's transcript at once while its runtime starts; only the composer says pi is starting", async () => {
+  it("shows a recorded session from its file alone; the first prompt starts pi and what is sent meanwhile waits in order", async () => {
     setWidth(1280);
-    const wrapper = await mountView("s1", detail("s1", { name: "Recorded" }), "ready", "", "opening");
-    // The transcript is there to read, the header shows the session's own state.
+    let release = () => {};
+    const started = new Promise<void>((resolve) => (release = resolve));
+    backend = fakeBackend(async (request) => {
+      if (request.path === "/api/pi/active-session") {
+        await started;
+        return { body: { active: activeSnapshot("s1", 1) } };
+      }
+      if (request.path.endsWith("/prompt")) return { body: { ok: true, queued: false, active: activeSnapshot("s1", 2, { isStreaming: true }) } };
+      return undefined;
+    });
+    const facts = { model: { provider: "faux", id: "faux-1" }, thinkingLevel: "medium", fileVersion: 3 };
+    const wrapper = await mountView("s1", detail("s1", { name: "Recorded", ...facts }), "ready", "", "none");
+    // Nothing was asked of the server: no runtime, no selection.
+    expect(backend.requests).toEqual([]);
     expect(wrapper.findAll("[data-test=entry]").map((e) => e.attributes("data-entry-id"))).toEqual(["u1", "a1"]);
-    expect(wrapper.get(".session-head").text()).not.toContain("Starting");
     expect(wrapper.get(".session-head [role=status]").text()).toBe("Finished");
-    // The composer says what it waits for, takes typing, and sends once the runtime is there.
-    const runState = wrapper.get("[data-test=run-state]");
-    expect(runState.text()).toBe("Starting pi…");
-    expect(runState.attributes("data-state")).toBe("finished");
-    const input = wrapper.get("[data-test=composer-input]");
-    expect((input.element as HTMLTextAreaElement).disabled).toBe(false);
-    expect(input.attributes("placeholder")).toContain("Starting pi");
-    await input.setValue("Next question");
-    expect((wrapper.get("[data-test=send]").element as HTMLButtonElement).disabled).toBe(true);
+    expect(wrapper.find("[data-test=runtime-stopped]").exists()).toBe(false);
+    expect((wrapper.get("[data-test=model-picker]").element as HTMLSelectElement).value).toBe("faux/faux-1");
 
-    useRuntimesStore().applySnapshot(activeSnapshot("s1", 1));
-    useOpenSessionStore().$patch({ runtimeStatus: "open" });
+    const input = wrapper.get("[data-test=composer-input]");
+    await input.setValue("Next question");
+    await input.trigger("keydown", { key: "Enter" });
     await flushPromises();
-    expect(wrapper.get("[data-test=run-state]").text()).toBe("Finished");
-    expect((wrapper.get("[data-test=send]").element as HTMLButtonElement).disabled).toBe(false);
-    expect((wrapper.get("[data-test=composer-input]").element as HTMLTextAreaElement).value).toBe("Next question");
+    expect(wrapper.get("[data-test=run-state]").text()).toBe("Starting pi…");
+    expect(wrapper.get(".session-head").text()).not.toContain("Starting");
+    await input.setValue("And another");
+    await input.trigger("keydown", { key: "Enter" });
+    await flushPromises();
+    expect(wrapper.findAll("[data-test=held-prompt]").map((li) => li.text())).toEqual(["waiting for pi Next question", "waiting for pi And another"]);
+    expect(backend.requests.map((r) => r.path)).toEqual(["/api/pi/active-session"]);
+
+    release();
+    await vi.waitFor(() => expect(backend?.requests.map((r) => r.path)).toEqual(["/api/pi/active-session", "/api/pi/sessions/s1/prompt", "/api/pi/sessions/s1/prompt"]));
+    expect(backend.requests.slice(1).map((r) => r.body)).toEqual([{ text: "Next question" }, { text: "And another" }]);
+    await flushPromises();
+    expect(wrapper.findAll("[data-test=held-prompt]")).toHaveLength(0);
+    expect(wrapper.get("[data-test=run-state]").attributes("data-state")).toBe("working");
+  });
+
+  it("opens a session whose folder is gone read-only: one message where the composer was, no runtime actions", async () => {
+    setWidth(1280);
+    backend = fakeBackend();
+    const message = "The folder /w/gone no longer exists: this session can be read but not continued.";
+    const wrapper = await mountView("s1", detail("s1", { cwd: "/w/gone", readOnly: { reason: "cwd-missing", message } }), "ready", "", "none");
+    expect(wrapper.get("[data-test=read-only]").text()).toBe(message);
+    expect(wrapper.findAll("[role=alert]")).toHaveLength(0);
+    expect(wrapper.find("[data-test=composer]").exists()).toBe(false);
+    expect(wrapper.find("[data-test=runtime-stopped]").exists()).toBe(false);
+    expect(wrapper.findAll("[data-test=entry]")).toHaveLength(2);
+    // Fork, reset and edit would start pi in the missing folder: not offered (copy is).
+    expect(wrapper.get("[data-test=workbench]").classes()).toContain("read-only-session");
+    expect(backend.requests).toEqual([]);
+  });
+
+  it("announces a file upgrade once, with the place of the original, and shows a model fallback in the transcript and beside the model", async () => {
+    setWidth(1280);
+    const wrapper = await mountView("s1", detail("s1"));
+    const runtimes = useRuntimesStore();
+    const upgraded = { kind: "file-upgraded" as const, message: "This session's file was upgraded from version 1 to version 3.", fromVersion: 1, backupPath: "/agent/leyline-trash/s1.v1.jsonl" };
+    const fallback = { kind: "model-fallback" as const, message: "Model openai/gone is not available: pi uses faux/faux-1.", requested: { provider: "openai", id: "gone" }, used: { provider: "faux", id: "faux-1" } };
+    runtimes.applySnapshot(activeSnapshot("s1", 1, { notices: [upgraded, fallback] }));
+    await flushPromises();
+    const banner = wrapper.get("[data-test=file-upgraded]");
+    expect(banner.text()).toContain("upgraded from version 1 to version 3");
+    expect(banner.text()).toContain("/agent/leyline-trash/s1.v1.jsonl");
+    expect(wrapper.get("[data-test=model-fallback]").text()).toBe("faux-1 instead of gone (not available here)");
+    const rows = wrapper.findAll("[data-test=entry]");
+    expect(rows.map((e) => e.attributes("data-entry-type"))).toEqual(["message", "message", "system"]);
+    expect(rows[2]?.text()).toContain("Model openai/gone is not available: pi uses faux/faux-1.");
+
+    await wrapper.get("[data-test=file-upgraded-dismiss]").trigger("click");
+    runtimes.applySnapshot(activeSnapshot("s1", 2, { notices: [upgraded, fallback] }));
+    await flushPromises();
+    expect(wrapper.find("[data-test=file-upgraded]").exists()).toBe(false);
+    expect(wrapper.findAll("[data-test=entry]")).toHaveLength(3);
   });
 
   it("shows the research panel beside the transcript for a research session, as a tab on narrower screens", async () => {

@@ -1,7 +1,9 @@
 import { flushPromises, mount, type VueWrapper } from "@vue/test-utils";
-import { afterEach, describe, expect, it } from "vitest";
+import { createPinia, setActivePinia } from "pinia";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Active } from "../../../../domain/runtime/runtime-types.ts";
-import { activeOf, fakeBackend, FAST_MODEL, queueOf, type FakeAnswer, type RecordedRequest } from "./composer.fixture.ts";
+import { useRuntimesStore } from "../../stores/runtimes.store.ts";
+import { activeOf, fakeBackend, FAST_MODEL, FAUX_MODEL, queueOf, type FakeAnswer, type RecordedRequest } from "./composer.fixture.ts";
 import Composer from "./Composer.vue";
 
 let backend: ReturnType<typeof fakeBackend> | undefined;
@@ -15,8 +17,28 @@ afterEach(() => {
 
 function mountComposer(active: Active, handler?: (request: RecordedRequest) => FakeAnswer | undefined) {
   backend = fakeBackend(handler);
-  wrapper = mount(Composer, { props: { sessionId: active.id, active }, attachTo: document.body });
+  const pinia = createPinia();
+  setActivePinia(pinia);
+  wrapper = mount(Composer, { props: { sessionId: active.id, active }, global: { plugins: [pinia] }, attachTo: document.body });
   return { wrapper, requests: backend.requests };
+}
+
+type Facts = { model: { provider: string; id: string } | null; thinkingLevel: string | null; fileVersion: number | null };
+
+/** A composer of a session viewed from its file: no runtime yet (`active` null), the session's own facts. */
+function mountDormant(facts: Facts, handler: (request: RecordedRequest) => FakeAnswer | undefined | Promise<FakeAnswer | undefined>) {
+  backend = fakeBackend(handler);
+  const pinia = createPinia();
+  setActivePinia(pinia);
+  wrapper = mount(Composer, { props: { sessionId: "s1", active: null, facts, cwd: "/tmp/project" }, global: { plugins: [pinia] }, attachTo: document.body });
+  return { wrapper, requests: backend.requests };
+}
+
+/** An answer held back until `release()` (a runtime that takes a while to start). */
+function deferred(): { promise: Promise<void>; release: () => void } {
+  let release = () => {};
+  const promise = new Promise<void>((resolve) => (release = resolve));
+  return { promise, release };
 }
 
 async function typeAndPress(w: VueWrapper, text: string, init: KeyboardEventInit) {
@@ -91,6 +113,105 @@ describe("Composer input", () => {
     await typeAndPress(w, "hello", { key: "Enter" });
     expect(w.get("[data-test=composer-error]").text()).toBe("No model selected");
     expect((w.get("[data-test=composer-input]").element as HTMLTextAreaElement).value).toBe("hello");
+  });
+});
+
+describe("Composer before the runtime", () => {
+  const facts: Facts = { model: { provider: "faux", id: "faux-1" }, thinkingLevel: "low", fileVersion: 3 };
+  const inputValue = (w: VueWrapper) => (w.get("[data-test=composer-input]").element as HTMLTextAreaElement).value;
+
+  it("shows the session's own model and thinking level, sends nothing on its own, and starts pi on Enter", async () => {
+    const started = deferred();
+    const { wrapper: w, requests } = mountDormant(facts, async (request) => {
+      if (request.path === "/api/pi/active-session") {
+        await started.promise;
+        return { body: { active: activeOf({}, 1) } };
+      }
+      if (request.path.endsWith("/prompt")) return { body: { ok: true, queued: request.body !== null && (request.body as { text: string }).text !== "first", active: activeOf({ isStreaming: true }, 2) } };
+      return undefined;
+    });
+    await flushPromises();
+    expect(requests).toEqual([]);
+    expect((w.get("[data-test=model-picker]").element as HTMLSelectElement).value).toBe("faux/faux-1");
+    expect((w.get("[data-test=thinking-picker]").element as HTMLSelectElement).value).toBe("low");
+    expect((w.get("[data-test=send]").element as HTMLButtonElement).disabled).toBe(true);
+    expect(w.get("[data-test=composer-input]").attributes("placeholder")).toContain("starts pi");
+
+    // Enter while nothing runs: pi starts; what is typed and sent meanwhile waits, in order, and shows as such.
+    await typeAndPress(w, "first", { key: "Enter" });
+    expect(inputValue(w)).toBe("");
+    expect(w.get("[data-test=run-state]").text()).toBe("Starting pi…");
+    await typeAndPress(w, "second", { key: "Enter" });
+    await typeAndPress(w, "!ls", { key: "Enter" });
+    expect(w.findAll("[data-test=held-prompt]").map((li) => li.text())).toEqual(["waiting for pi first", "waiting for pi second", "waiting for pi $ ls"]);
+    expect(paths(requests)).toEqual(["/api/pi/active-session"]);
+    expect(requests[0]?.body).toEqual({ id: "s1" });
+
+    started.release();
+    await vi.waitFor(() => expect(paths(requests)).toHaveLength(4));
+    expect(requests.slice(1).map((r) => [r.path, r.body])).toEqual([
+      ["/api/pi/sessions/s1/prompt", { text: "first" }],
+      ["/api/pi/sessions/s1/prompt", { text: "second" }],
+      ["/api/pi/sessions/s1/bash", { command: "ls" }],
+    ]);
+    await flushPromises();
+    expect(w.findAll("[data-test=held-prompt]")).toHaveLength(0);
+    expect(useRuntimesStore().activeOf("s1")?.snapshotRevision).toBe(2);
+  });
+
+  it("gives everything held back into the input, with the reason, when pi cannot start", async () => {
+    const started = deferred();
+    const { wrapper: w, requests } = mountDormant(facts, async (request) => {
+      if (request.path === "/api/pi/active-session") {
+        await started.promise;
+        return { status: 500, body: { error: "The session's folder cannot be opened" } };
+      }
+      return undefined;
+    });
+    await typeAndPress(w, "one", { key: "Enter" });
+    await typeAndPress(w, "two", { key: "Enter" });
+    await w.get("[data-test=composer-input]").setValue("still typing");
+    started.release();
+    await vi.waitFor(() => expect(w.find("[data-test=composer-error]").exists()).toBe(true));
+    expect(w.get("[data-test=composer-error]").text()).toBe("The session's folder cannot be opened");
+    expect(inputValue(w)).toBe("one\n\ntwo\n\nstill typing");
+    expect(w.findAll("[data-test=held-prompt]")).toHaveLength(0);
+    expect(paths(requests)).toEqual(["/api/pi/active-session"]);
+  });
+
+  it("loads the folder's models when the picker is opened and changes the model as an action that starts pi", async () => {
+    const { wrapper: w, requests } = mountDormant(facts, (request) => {
+      if (request.path.startsWith("/api/pi/state")) return { body: { active: { ...activeOf({ availableModels: [FAUX_MODEL, FAST_MODEL] }), id: "", path: "" } } };
+      if (request.path === "/api/pi/active-session") return { body: { active: activeOf({}, 1) } };
+      if (request.path.endsWith("/model")) return { body: { ok: true, active: activeOf({ model: FAST_MODEL }, 2) } };
+      return undefined;
+    });
+    await w.get("[data-test=model-picker]").trigger("focus");
+    await flushPromises();
+    expect(paths(requests)).toEqual(["/api/pi/state?cwd=%2Ftmp%2Fproject"]);
+    expect(w.findAll("[data-test=model-picker] option").map((o) => o.attributes("value"))).toEqual(["faux/faux-1", "openai/gpt-6-astra"]);
+    // The session's model's levels come with the list.
+    expect(w.findAll("[data-test=thinking-picker] option").map((o) => o.attributes("value"))).toEqual(["off", "low", "high"]);
+    await w.get("[data-test=model-picker]").setValue("openai/gpt-6-astra");
+    await vi.waitFor(() => expect(paths(requests)).toHaveLength(3));
+    expect(requests.slice(1).map((r) => [r.path, r.body])).toEqual([
+      ["/api/pi/active-session", { id: "s1" }],
+      ["/api/pi/sessions/s1/model", { provider: "openai", id: "gpt-6-astra" }],
+    ]);
+  });
+
+  it("says that acting upgrades an old file, keeping the original", () => {
+    const { wrapper: w } = mountDormant({ ...facts, fileVersion: 1 }, () => undefined);
+    expect(w.get("[data-test=upgrade-hint]").text()).toContain("version-1");
+    expect(w.get("[data-test=upgrade-hint]").text()).toContain("leyline-trash");
+  });
+
+  it("says beside the model when pi fell back to another one", () => {
+    const notices = [{ kind: "model-fallback" as const, message: "Model openai/gpt-6-astra is not available: pi uses faux/faux-1.", requested: { provider: "openai", id: "gpt-6-astra" }, used: { provider: "faux", id: "faux-1" } }];
+    const { wrapper: w } = mountComposer(activeOf({ notices }));
+    const shown = w.get("[data-test=model-fallback]");
+    expect(shown.text()).toBe("faux-1 instead of gpt-6-astra (not available here)");
+    expect(shown.attributes("title")).toBe("Model openai/gpt-6-astra is not available: pi uses faux/faux-1.");
   });
 });
 

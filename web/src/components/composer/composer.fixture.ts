@@ -71,9 +71,10 @@ export interface FakeAnswer {
 
 /**
  * Replaces global `fetch` with a fake backend: every request is recorded; `handler` gives the answer
- * (default `{ ok: true }`). Call `restore()` (vi.unstubAllGlobals) after the test.
+ * (default `{ ok: true }`), or a promise of it (to hold an answer back, e.g. a runtime that is starting).
+ * Call `restore()` (vi.unstubAllGlobals) after the test.
  */
-export function fakeBackend(handler: (request: RecordedRequest) => FakeAnswer | undefined = () => undefined) {
+export function fakeBackend(handler: (request: RecordedRequest) => FakeAnswer | undefined | Promise<FakeAnswer | undefined> = () => undefined) {
   const requests: RecordedRequest[] = [];
   const fetchFake = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const url = new URL(typeof input === "string" ? input : input instanceof URL ? input.href : input.url, "http://leyline.test");
@@ -84,7 +85,7 @@ export function fakeBackend(handler: (request: RecordedRequest) => FakeAnswer | 
       body: typeof raw === "string" ? (JSON.parse(raw) as unknown) : undefined,
     };
     requests.push(request);
-    const answer = handler(request) ?? { body: { ok: true } };
+    const answer = (await handler(request)) ?? { body: { ok: true } };
     return new Response(JSON.stringify(answer.body), {
       status: answer.status ?? 200,
       headers: { "content-type": "application/json" },

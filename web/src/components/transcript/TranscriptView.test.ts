@@ -1,9 +1,11 @@
 import "../../markdown/dom-node-name.fixture.ts";
 import { flushPromises, mount, type VueWrapper } from "@vue/test-utils";
+import { createPinia, setActivePinia } from "pinia";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ResearchState } from "../../../../domain/research/research-types.ts";
 import type { TranscriptEntry } from "../../../../domain/transcript/transcript-types.ts";
 import { loadMarkdownRenderer } from "../../markdown/load-markdown.ts";
+import { useNoticesStore } from "../../stores/notices.store.ts";
 import { activeOf, fakeBackend, type FakeAnswer, type RecordedRequest } from "../composer/composer.fixture.ts";
 import { assistantEntry, everyEntryType, syntheticTranscript, toolEntry, userEntry } from "./transcript.fixture.ts";
 import type { StreamingMessage } from "./transcript-rows.ts";
@@ -21,6 +23,7 @@ afterEach(() => {
 type Props = { entries: TranscriptEntry[]; streaming?: StreamingMessage | null; research?: ResearchState | null; thinkingDefault?: "collapsed" | "expanded"; busy?: boolean };
 
 async function mountView(props: Props, handler?: (request: RecordedRequest) => FakeAnswer | undefined) {
+  setActivePinia(createPinia());
   backend = fakeBackend(handler);
   await loadMarkdownRenderer();
   wrapper = mount(TranscriptView, { props: { sessionId: "s1", ...props }, attachTo: document.body });
@@ -183,24 +186,70 @@ describe("TranscriptView actions", () => {
     expect(w.emitted("forked")).toEqual([["forked-1"]]);
   });
 
-  it("resets to an entry only after confirmation", async () => {
-    const w = await mountView({ entries: entries() }, (request) =>
-      request.path === "/api/pi/active-session" ? { body: { active: activeOf() } } : { body: { ok: true, active: activeOf({}, 5), detail: { session: {}, entries: [] } } },
-    );
+  const PREVIEW = { entryId: "a1", removedEntryCount: 12, removedMessageCount: 5, removedOtherBranchEntryCount: 4, keptEntryCount: 3 };
+  const TRASH = "/agent/leyline-trash/s1.reset-2026-12-01T21-00-00-000Z.jsonl";
+  const resetBackend = (request: RecordedRequest): FakeAnswer => {
+    if (request.path.startsWith("/api/pi/sessions/s1/reset-preview")) return { body: PREVIEW };
+    if (request.path === "/api/pi/active-session") return { body: { active: activeOf() } };
+    if (request.path === "/api/pi/sessions/s1/reset-undo") return { body: { ok: true, detail: { session: { id: "s1" }, entries: [] }, trashed: { path: "/agent/leyline-trash/s1.undo-x.jsonl" } } };
+    return { body: { ok: true, active: activeOf({}, 5), detail: { session: {}, entries: [] }, trashed: { path: TRASH } } };
+  };
+
+  it("resets to an entry only after a confirmation that says exactly what is removed (from the preview)", async () => {
+    const w = await mountView({ entries: entries() }, resetBackend);
     await entry(w, "a1").get("[data-test=entry-reset]").trigger("click");
+    // until the preview answers, the dialog says it is counting and Reset is disabled
+    expect(w.get("[role=alertdialog] .message").text()).toBe("Counting what the reset removes…");
+    expect(w.get("[data-test=confirm-ok]").attributes("disabled")).toBeDefined();
+    await flushPromises();
+    expect(w.get("[role=alertdialog] .message").text()).toBe(
+      "Remove 12 entries after this one (5 messages, including 4 entries on other branches). A copy of the whole file is kept in leyline-trash.",
+    );
     await w.get("[data-test=confirm-cancel]").trigger("click");
     expect(w.find("[data-test=confirm-ok]").exists()).toBe(false);
-    expect(backend?.requests).toEqual([]);
+    expect(backend?.requests.map((r) => [r.method, r.path])).toEqual([["GET", "/api/pi/sessions/s1/reset-preview?entryId=a1"]]);
 
     await entry(w, "a1").get("[data-test=entry-reset]").trigger("click");
+    await flushPromises();
     await w.get("[data-test=confirm-ok]").trigger("click");
     await flushPromises();
-    expect(backend?.requests.map((r) => [r.path, r.body])).toEqual([
+    expect(backend?.requests.slice(1).map((r) => [r.path, r.body])).toEqual([
+      ["/api/pi/sessions/s1/reset-preview?entryId=a1", undefined],
       ["/api/pi/active-session", { id: "s1" }],
       ["/api/pi/reset-to-entry", { entryId: "a1" }],
     ]);
     expect(w.emitted("reset")?.[0]?.[0]).toMatchObject({ entryId: "a1", active: { snapshotRevision: 5 } });
     expect(w.find("[data-test=confirm-ok]").exists()).toBe(false);
+  });
+
+  it("after a reset a notice offers Undo, which restores the trash copy and reloads the detail", async () => {
+    const w = await mountView({ entries: entries() }, resetBackend);
+    await entry(w, "a1").get("[data-test=entry-reset]").trigger("click");
+    await flushPromises();
+    await w.get("[data-test=confirm-ok]").trigger("click");
+    await flushPromises();
+    const notices = useNoticesStore();
+    const offer = notices.notices.find((notice) => notice.action?.label === "Undo");
+    expect(offer?.message).toBe("Reset done: 12 entries removed.");
+    await notices.runAction(offer?.id ?? -1);
+    await flushPromises();
+    expect(backend?.requests.at(-1)).toEqual({ method: "POST", path: "/api/pi/sessions/s1/reset-undo", body: { trashPath: TRASH } });
+    expect(w.emitted("reset")?.[1]?.[0]).toEqual({ entryId: "a1", detail: { session: { id: "s1" }, entries: [] } });
+    expect(notices.notices.some((notice) => notice.action !== undefined)).toBe(false);
+    expect(notices.notices.map((notice) => notice.message)).toContain("Reset undone: the session file is back as it was. The reset version is kept in leyline-trash.");
+  });
+
+  it("a preview that fails keeps Reset disabled and says why", async () => {
+    const w = await mountView({ entries: entries() }, (request) =>
+      request.path.includes("reset-preview") ? { status: 400, body: { error: "Entry a1 is not on the active branch" } } : undefined,
+    );
+    await entry(w, "a1").get("[data-test=entry-reset]").trigger("click");
+    await flushPromises();
+    expect(w.get("[role=alertdialog] [role=alert]").text()).toBe("Cannot tell what the reset removes: Entry a1 is not on the active branch");
+    expect(w.get("[data-test=confirm-ok]").attributes("disabled")).toBeDefined();
+    await w.get("[data-test=confirm-ok]").trigger("click");
+    await flushPromises();
+    expect(backend?.requests.map((r) => r.path)).toEqual(["/api/pi/sessions/s1/reset-preview?entryId=a1"]);
   });
 
   it("edits and resubmits a prompt inline", async () => {

@@ -1,0 +1,78 @@
+/**
+ * Prompts the person sent while the session's runtime was not there yet (a recorded session opened from the
+ * read side alone, then acted on): they are held in the order they were sent, shown as provisional queued
+ * prompts, and sent one by one once pi is ready. When starting or sending fails, everything still held goes
+ * back into the composer (`takeBackDraft`), so nothing typed is lost. Plain data, pure functions; the
+ * open-session store keeps one list per session.
+ */
+import type { PromptImage } from "../../../domain/runtime/runtime-types.ts";
+
+/** An image as the composer holds it: the prompt image and its thumbnail (data: URL). */
+export interface HeldAttachment {
+  id: string;
+  name: string;
+  image: PromptImage;
+  url: string;
+}
+
+/** What a held prompt sends: a prompt, or a `!command` / `!!command` for the session's shell. */
+export type HeldRequest =
+  | { kind: "prompt"; text: string; images: PromptImage[] }
+  | { kind: "bash"; command: string; excludeFromContext: boolean };
+
+export interface HeldPrompt {
+  /** Order of sending within the session (1, 2, …). */
+  seq: number;
+  /** Exactly what was typed (a shell command keeps its `!`): what goes back into the composer. */
+  typed: string;
+  attachments: HeldAttachment[];
+  request: HeldRequest;
+}
+
+export interface HeldState {
+  items: HeldPrompt[];
+  /** The last seq handed out. */
+  count: number;
+  /** Why sending stopped (the runtime did not start, or pi refused a prompt); "" while all is well. */
+  failure: string;
+}
+
+export const EMPTY_HELD: HeldState = { items: [], count: 0, failure: "" };
+
+/** Appends a prompt; returns the next state and the seq it got. */
+export function holdPrompt(state: HeldState, prompt: Omit<HeldPrompt, "seq">): { state: HeldState; seq: number } {
+  const seq = state.count + 1;
+  return { state: { ...state, items: [...state.items, { ...prompt, seq }], count: seq }, seq };
+}
+
+/** Drops the prompt with `seq` (it was sent). */
+export function releasePrompt(state: HeldState, seq: number): HeldState {
+  const items = state.items.filter((item) => item.seq !== seq);
+  return items.length === state.items.length ? state : { ...state, items };
+}
+
+/** Marks the state failed: nothing more is sent until the held prompts were taken back. */
+export function failHeld(state: HeldState, failure: string): HeldState {
+  return { ...state, failure };
+}
+
+/**
+ * The composer's text and images after taking back held prompts: their typed texts in order, then what the
+ * composer holds now, separated by blank lines (empty parts left out); images in the same order.
+ */
+export function takeBackDraft(
+  items: readonly HeldPrompt[],
+  draft: { text: string; attachments: readonly HeldAttachment[] },
+): { text: string; attachments: HeldAttachment[] } {
+  const texts = [...items.map((item) => item.typed), draft.text].filter((text) => text.trim() !== "");
+  return { text: texts.join("\n\n"), attachments: [...items.flatMap((item) => item.attachments), ...draft.attachments] };
+}
+
+/** A held prompt as one line for the "sent when pi is ready" list. */
+export function heldLabel(item: HeldPrompt): string {
+  const images = item.attachments.length;
+  const text = item.request.kind === "bash" ? `$ ${item.request.command}` : item.typed.trim();
+  if (images === 0) return text;
+  const suffix = `${images} image${images === 1 ? "" : "s"}`;
+  return text === "" ? `(${suffix})` : `${text} (+${suffix})`;
+}
