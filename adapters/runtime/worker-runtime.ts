@@ -44,6 +44,7 @@ import type { SessionEntry } from "../../domain/session-log.ts";
 import { RESEARCH_CUSTOM_TYPE } from "../../domain/research/research-types.ts";
 import { SUBAGENT_CUSTOM_TYPE } from "../../domain/session-summary.ts";
 import { API_URL_ENV, type ChildSessionOptions, type RuntimeRequestOf, type SessionKind } from "./runtime-protocol.ts";
+import { createOnWriteAuthBackend } from "./auth-file-backend.ts";
 import { setSessionNotices } from "./runtime-notices.ts";
 import { type AskTurn, FAUX_PROVIDER, registerScriptedFaux } from "./scripted-faux-provider.ts";
 import { upgradeSessionFile, type SessionUpgrade } from "../session-files/session-upgrade.ts";
@@ -188,7 +189,9 @@ export async function createWorkerRuntime(
   // Before extensions load: bundled extensions read the API base URL from the environment.
   if (options.apiUrl !== undefined) process.env[API_URL_ENV] = options.apiUrl;
   const agentDir = path.resolve(options.agentDir ?? pi.getAgentDir());
-  const authStorage = pi.AuthStorage.create(path.join(agentDir, "auth.json"));
+  // auth.json is created on the first write only (auth-file-backend.ts): starting a runtime writes nothing there.
+  const authPath = path.join(agentDir, "auth.json");
+  const authStorage = pi.AuthStorage.fromStorage(createOnWriteAuthBackend(authPath, new pi.FileAuthStorageBackend(authPath)));
   const modelRegistry = pi.ModelRegistry.create(authStorage, path.join(agentDir, "models.json"));
   let fauxModel: Model<string> | null = null;
   if (options.faux) {
