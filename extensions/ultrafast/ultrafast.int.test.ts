@@ -111,8 +111,9 @@ describe("Ultrafast (bundled extension, in-process workers)", () => {
     expect(disable.body["ok"]).toBe(true);
     expect(statusOf(disable.body["active"])).toBe("off");
 
-    expect((await call(app, "POST", `/api/pi/sessions/${active.id}/ultrafast`, { enabled: "on" })).status).toBe(500);
-    expect((await call(app, "POST", `/api/pi/sessions/${active.id}/ultrafast`, {})).status).toBe(500);
+    // An invalid body is the client's error (issue 9: 400, where the spec says 500).
+    expect((await call(app, "POST", `/api/pi/sessions/${active.id}/ultrafast`, { enabled: "on" })).status).toBe(400);
+    expect((await call(app, "POST", `/api/pi/sessions/${active.id}/ultrafast`, {})).status).toBe(400);
     expect((await call(app, "POST", "/api/pi/sessions/no-such-session/ultrafast", { enabled: false })).status).toBe(404);
   });
 
