@@ -2,8 +2,12 @@
  * The in-process adapter runs the same worker logic and protocol without a child process: extension UI
  * round trips, runtime replacement (fork) with re-subscription and re-binding, research sessions.
  */
+import fs from "node:fs";
+import path from "node:path";
 import type { ExtensionFactory } from "@earendil-works/pi-coding-agent";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { decodeSessionText } from "../../domain/session-decoder.ts";
+import { PI_SESSION_FIXTURES_DIR } from "../../test/support/fixtures.ts";
 import { FauxScript } from "./faux-script.ts";
 import { InProcessWorkerClient } from "./in-process-worker-client.ts";
 import { agentDirEnv } from "../runtime-host/runtime-host-test-support.ts";
@@ -111,6 +115,31 @@ describe("InProcessWorkerClient", () => {
       customType: "leyline-research",
       data: { version: 1, kind: "session", sessionId: opened.sessionId },
     });
+  });
+
+  it("switches to a version-1 file through Leyline's upgrade: trash copy, the read side's ids, the notice", async () => {
+    const client = InProcessWorkerClient.start({ fauxScript: new FauxScript([]) });
+    clients.push(client);
+    await client.request("open", { new: { cwd: dirs.cwd }, options: { agentDir: dirs.agentDir, faux: {} } });
+    // A v1 fixture moved to this project (its own cwd does not exist here).
+    const original = fs.readFileSync(path.join(PI_SESSION_FIXTURES_DIR, "v1-before-compaction.jsonl"), "utf8");
+    const [headerLine = "", ...rest] = original.split("\n");
+    const header = { ...(JSON.parse(headerLine) as Record<string, unknown>), cwd: dirs.cwd };
+    const file = path.join(dirs.root, "v1-switch.jsonl");
+    fs.writeFileSync(file, [JSON.stringify(header), ...rest].join("\n"));
+    const before = fs.readFileSync(file);
+    const shownIds = decodeSessionText(before.toString("utf8")).records.flatMap((r) => (r.kind === "entry" ? [r.entry.id] : []));
+
+    const switched = await client.request("switchSession", { sessionFile: file });
+    expect(switched.cancelled).toBe(false);
+    const ids = readCompleteJsonl(file).slice(1).map((line) => line["id"]);
+    expect(ids).toEqual(shownIds);
+    expect(readCompleteJsonl(file)[0]).toMatchObject({ type: "session", version: 3 });
+    const trash = path.join(dirs.agentDir, "leyline-trash");
+    const copies = fs.readdirSync(trash).filter((name) => name.startsWith("v1-switch.v1-"));
+    expect(copies).toHaveLength(1);
+    expect(fs.readFileSync(path.join(trash, copies[0] ?? "")).equals(before)).toBe(true);
+    expect(switched.snapshot.notices).toContainEqual(expect.objectContaining({ kind: "file-upgraded", fromVersion: 1 }));
   });
 
   it("rejects requests before open and a second open, and refuses a file that is not a pi session", async () => {

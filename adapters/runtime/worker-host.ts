@@ -68,6 +68,8 @@ export class RuntimeWorkerHost {
   private opening = false;
   private disposed = false;
   private kind: SessionKind | null = null;
+  /** The open runtime's file preparation (worker-runtime.ts): cwd check and v1/v2 upgrade before pi opens a file. */
+  private prepareSessionFile: (file: string) => { file: string; cwd: string } = (file) => ({ file, cwd: readSessionHeader(file).cwd });
   private revision = 0;
   private unsubscribe: (() => void) | null = null;
   private unsubscribeAgent: (() => void) | null = null;
@@ -314,8 +316,8 @@ export class RuntimeWorkerHost {
         return { cancelled: result.cancelled, snapshot: this.snapshot() };
       }
       case "switchSession": {
-        readSessionHeader(request.sessionFile);
-        const result = await this.requireRuntime().switchSession(request.sessionFile);
+        const { file } = this.prepareSessionFile(request.sessionFile);
+        const result = await this.requireRuntime().switchSession(file);
         return { cancelled: result.cancelled, snapshot: this.snapshot() };
       }
       case "setSessionName":
@@ -361,6 +363,7 @@ export class RuntimeWorkerHost {
     const runtime = opened.runtime;
     this.runtime = runtime;
     this.kind = opened.kind;
+    this.prepareSessionFile = opened.prepareSessionFile;
     runtime.setRebindSession(async () => this.bind());
     await this.bind();
     opened.afterBind?.();
@@ -399,7 +402,7 @@ export class RuntimeWorkerHost {
         newSession: async (options) => runtime.newSession(options),
         fork: async (entryId, options) => ({ cancelled: (await runtime.fork(entryId, options)).cancelled }),
         navigateTree: async (targetId, options) => ({ cancelled: (await runtime.session.navigateTree(targetId, options)).cancelled }),
-        switchSession: async (sessionPath, options) => runtime.switchSession(sessionPath, options),
+        switchSession: async (sessionPath, options) => runtime.switchSession(this.prepareSessionFile(sessionPath).file, options),
         reload: async () => this.reload(),
       },
       shutdownHandler: () => this.fault("runtime", "an extension requested shutdown", false),

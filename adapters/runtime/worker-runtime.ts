@@ -177,6 +177,12 @@ export interface WorkerRuntime {
   kind: SessionKind | null;
   /** Runs once, after extensions were first bound (child tool selection). */
   afterBind: (() => void) | null;
+  /**
+   * Makes an existing session file safe for pi to open (cwd check, v1/v2 upgrade with a trash copy; the
+   * upgrade notice follows the file into its runtime). Every open of a file goes through it: the first one
+   * here, `switchSession` (requests and extension command contexts) in the worker host.
+   */
+  prepareSessionFile: (file: string) => { file: string; cwd: string };
 }
 
 export async function createWorkerRuntime(
@@ -204,14 +210,19 @@ export async function createWorkerRuntime(
   let sessionManager: SessionManager;
   let kind: SessionKind | null = null;
   let child: ChildSessionOptions | null = null;
-  let upgraded: { file: string; upgrade: SessionUpgrade } | null = null;
-  if (request.sessionFile !== undefined) {
-    const file = path.resolve(request.sessionFile);
-    cwd = readSessionHeader(file).cwd;
-    if (!fs.existsSync(cwd)) throw new Error(cwdMissingMessage(cwd));
+  const upgrades = new Map<string, SessionUpgrade>();
+  const prepareSessionFile = (given: string): { file: string; cwd: string } => {
+    const file = path.resolve(given);
+    const header = readSessionHeader(file);
+    if (!fs.existsSync(header.cwd)) throw new Error(cwdMissingMessage(header.cwd));
     const upgrade = upgradeSessionFile(file, { trashDir: leylineTrashDirOf(agentDir) });
-    if (upgrade !== null) upgraded = { file, upgrade };
-    sessionManager = pi.SessionManager.open(file, defaultSessionDir(agentDir, cwd));
+    if (upgrade !== null) upgrades.set(file, upgrade);
+    return { file, cwd: header.cwd };
+  };
+  if (request.sessionFile !== undefined) {
+    const prepared = prepareSessionFile(request.sessionFile);
+    cwd = prepared.cwd;
+    sessionManager = pi.SessionManager.open(prepared.file, defaultSessionDir(agentDir, cwd));
   } else {
     const target = request.new;
     if (!target) throw new Error("open needs sessionFile or new");
@@ -269,7 +280,8 @@ export async function createWorkerRuntime(
     }).finally(() => releaseThinking?.());
     const notices: RuntimeNotice[] = [];
     const opened = args.sessionManager.getSessionFile();
-    if (upgraded !== null && opened !== undefined && path.resolve(opened) === upgraded.file) notices.push(upgradedNotice(upgraded.upgrade));
+    const upgrade = opened !== undefined ? upgrades.get(path.resolve(opened)) : undefined;
+    if (upgrade !== undefined) notices.push(upgradedNotice(upgrade));
     // pi restores the stored model only for a session with messages and only with credentials (sdk.js).
     if (!childModel && stored && !restorable && context.messages.length > 0) {
       const used = created.session.model;
@@ -293,5 +305,5 @@ export async function createWorkerRuntime(
   if (child !== null) runtime.session.sessionManager.appendCustomEntry(SUBAGENT_CUSTOM_TYPE, child.marker);
   const excluded = child?.excludeTools;
   const afterBind = excluded !== undefined ? (): void => activateAllToolsExcept(runtime.session, excluded) : null;
-  return { runtime, kind, afterBind };
+  return { runtime, kind, afterBind, prepareSessionFile };
 }
