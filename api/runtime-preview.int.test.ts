@@ -102,6 +102,23 @@ describe("runtime previews", () => {
     held.release();
   });
 
+  it("builds at most maxBuilding folders at once; another folder answers 503 at once, a built one shares", async () => {
+    const { previewer, workers } = setUp(8);
+    const first = previewer.preview(folder("busy-1"));
+    const second = previewer.preview(folder("busy-2"));
+    await expect(previewer.preview(folder("busy-3"))).rejects.toMatchObject({
+      status: 503,
+      message: expect.stringMatching(/^Previews of 2 other folders are being built: try .*busy-3 again in a few seconds$/),
+    });
+    // a folder already being built is shared, not refused
+    const again = previewer.preview(folder("busy-1"));
+    expect(await again).toBe(await first);
+    await second;
+    expect(workers()).toBe(2);
+    await previewer.preview(folder("busy-3"));
+    expect(workers()).toBe(3);
+  });
+
   it("evicts an idle runtime to make room, as an open does", async () => {
     const { host, previewer } = setUp(1);
     const idle = await host.open({ new: { cwd: folder("idle") } });

@@ -13,7 +13,10 @@
  *   (single flight), `refresh` ones included: a build in flight reads pi's settings and extensions when its
  *   worker opens, so it is as fresh as a new one would be;
  * - a finished preview is served again for `cacheMs` (default 3 s) to requests without `refresh` (spec:
- *   "refresh=1 always creates a fresh preview"). Failures are not cached.
+ *   "refresh=1 always creates a fresh preview"). Failures are not cached;
+ * - at most `maxBuilding` folders (default 2) are built at once; a request for yet another folder answers 503
+ *   at once. The capacity bounds memory, this bounds CPU: 16 workers starting together on a small machine
+ *   each took over the 60 s open timeout, so every one of them failed after a minute's work.
  */
 import path from "node:path";
 import type { FauxScript } from "../adapters/runtime/faux-script.ts";
@@ -41,10 +44,13 @@ export interface RuntimePreviewerSettings {
   readonly capacity: PreviewCapacity;
   /** How long a finished preview is reused (ms; ≤ 0 disables the cache). Default 3 s. */
   readonly cacheMs?: number;
+  /** How many folders' previews may be built at once. Default `PREVIEW_MAX_BUILDING`. */
+  readonly maxBuilding?: number;
   readonly clock?: HostClock;
 }
 
 export const PREVIEW_CACHE_MS = 3_000;
+export const PREVIEW_MAX_BUILDING = 2;
 const PREVIEW_DISPOSE_TIMEOUT_MS = 5_000;
 
 /** Previews with the same worker factory and worker options as the host's runtimes. */
@@ -64,6 +70,7 @@ export function createRuntimePreviewer(
     options.createClient ?? ((context) => ForkedWorkerClient.spawn({ fauxScript: context.fauxScript, ...(options.env ? { env: options.env } : {}) }));
   const clock = settings.clock ?? systemClock;
   const cacheMs = settings.cacheMs ?? PREVIEW_CACHE_MS;
+  const maxBuilding = Math.max(1, settings.maxBuilding ?? PREVIEW_MAX_BUILDING);
   const building = new Map<string, Promise<Active>>();
   const cache = new Map<string, { active: Active; expiresAt: number }>();
   const live = new Set<RuntimeHandle>();
@@ -113,6 +120,9 @@ export function createRuntimePreviewer(
       if (cached !== undefined && previewOptions.refresh !== true) return cached.active;
       const inFlight = building.get(cwd);
       if (inFlight !== undefined) return inFlight;
+      if (building.size >= maxBuilding) {
+        throw new RuntimeHostError(503, `Previews of ${building.size} other folders are being built: try ${cwd} again in a few seconds`);
+      }
       const run = build(cwd).then(
         (active) => {
           if (cacheMs > 0 && !closed) cache.set(cwd, { active, expiresAt: clock.now() + cacheMs });
