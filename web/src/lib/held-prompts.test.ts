@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { EMPTY_HELD, failHeld, heldLabel, holdPrompt, releasePrompt, takeBackDraft, type HeldPrompt } from "./held-prompts.ts";
+import { EMPTY_HELD, failHeld, HELD_RELOAD_FAILURE, heldLabel, holdPrompt, keepHeld, releasePrompt, restoreHeld, takeBackDraft, type HeldPrompt } from "./held-prompts.ts";
 
 const image = { id: "a1", name: "shot.png", image: { type: "image" as const, data: "AAAA", mimeType: "image/png" }, url: "data:image/png;base64,AAAA" };
 const prompt = (typed: string, attachments = [] as HeldPrompt["attachments"]): Omit<HeldPrompt, "seq"> => ({
@@ -32,5 +32,23 @@ describe("held prompts", () => {
     expect(heldLabel({ seq: 1, typed: "!ls -la", attachments: [], request: { kind: "bash", command: "ls -la", excludeFromContext: false } })).toBe("$ ls -la");
     expect(heldLabel({ seq: 2, ...prompt("look", [image]) })).toBe("look (+1 image)");
     expect(heldLabel({ seq: 3, ...prompt("", [image, image]) })).toBe("(2 images)");
+  });
+});
+
+describe("held prompts across a reload", () => {
+  it("keep each session's typed texts and come back failed, so the composer takes them back and nothing is resent", () => {
+    const one = holdPrompt(holdPrompt(EMPTY_HELD, prompt("first", [image])).state, prompt("!ls")).state;
+    const kept = keepHeld({ "s-1": one, "s-2": EMPTY_HELD, "s-3": holdPrompt(EMPTY_HELD, prompt("   ")).state });
+    expect(kept).toEqual({ "s-1": ["first", "!ls"] });
+    const restored = restoreHeld(JSON.stringify(kept));
+    expect(Object.keys(restored)).toEqual(["s-1"]);
+    expect(restored["s-1"]?.failure).toBe(HELD_RELOAD_FAILURE);
+    expect(takeBackDraft(restored["s-1"]?.items ?? [], { text: "", attachments: [] }).text).toBe("first\n\n!ls");
+  });
+
+  it("ignore what is not a kept list", () => {
+    for (const raw of [null, "", "not json", "[]", "null", '{"s":"text"}', '{"s":[1,null,""]}']) {
+      expect(restoreHeld(raw)).toEqual({});
+    }
   });
 });

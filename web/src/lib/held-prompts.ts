@@ -76,3 +76,46 @@ export function heldLabel(item: HeldPrompt): string {
   const suffix = `${images} image${images === 1 ? "" : "s"}`;
   return text === "" ? `(${suffix})` : `${text} (+${suffix})`;
 }
+
+/** What a reload keeps of held prompts (sessionStorage): their typed text only, images are too large to keep. */
+export type KeptHeld = Record<string, string[]>;
+
+export const HELD_RELOAD_FAILURE =
+  "The page was reloaded while pi was starting, so these prompts may not have been sent: check the transcript before sending them again.";
+
+/** The typed texts of every session's held prompts (sessions with none left out), as stored across a reload. */
+export function keepHeld(held: Readonly<Record<string, HeldState>>): KeptHeld {
+  const kept: KeptHeld = {};
+  for (const [sessionId, state] of Object.entries(held)) {
+    const texts = state.items.map((item) => item.typed).filter((text) => text.trim() !== "");
+    if (texts.length > 0) kept[sessionId] = texts;
+  }
+  return kept;
+}
+
+/**
+ * The held states a reload hands back: each kept text as a failed held prompt (`HELD_RELOAD_FAILURE`), so the
+ * composer puts it back into the input as it does after any failure, and nothing is resent on its own (a send
+ * may have been in flight). Anything that is not a kept list gives nothing.
+ */
+export function restoreHeld(raw: string | null): Record<string, HeldState> {
+  if (raw === null) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    return {};
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return {};
+  const restored: Record<string, HeldState> = {};
+  for (const [sessionId, texts] of Object.entries(parsed as Record<string, unknown>)) {
+    if (!Array.isArray(texts)) continue;
+    let state = EMPTY_HELD;
+    for (const typed of texts) {
+      if (typeof typed !== "string" || typed.trim() === "") continue;
+      state = holdPrompt(state, { typed, attachments: [], request: { kind: "prompt", text: typed, images: [] } }).state;
+    }
+    if (state.items.length > 0) restored[sessionId] = failHeld(state, HELD_RELOAD_FAILURE);
+  }
+  return restored;
+}

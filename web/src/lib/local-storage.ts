@@ -27,6 +27,28 @@ export function writeSetting(key: string, value: string | null): void {
   }
 }
 
+/** sessionStorage (this tab, across reloads), with the same tolerance; null removes the key. */
+export function readTabValue(key: string): string | null {
+  try {
+    return typeof globalThis.sessionStorage === "undefined" ? null : globalThis.sessionStorage.getItem(key);
+  } catch {
+    return null;
+  }
+}
+
+export function writeTabValue(key: string, value: string | null): void {
+  try {
+    if (typeof globalThis.sessionStorage === "undefined") return;
+    if (value === null) globalThis.sessionStorage.removeItem(key);
+    else globalThis.sessionStorage.setItem(key, value);
+  } catch {
+    // Full or denied: held prompts last for this page only.
+  }
+}
+
+/** sessionStorage key of the held prompts a reload hands back (lib/held-prompts.ts `keepHeld`). */
+export const HELD_PROMPTS_KEY = "leyline.held-prompts";
+
 export const SETTING_KEYS = {
   theme: "leyline.theme",
   project: "leyline.project",

@@ -7,8 +7,8 @@ import type { ActiveResponse, SessionDetail } from "../api/dto.ts";
 import { ApiError, errorMessage, http } from "../api/http.ts";
 import { prompt as sendPrompt, runBash } from "../api/runtime-actions.ts";
 import { coalescedReload } from "../lib/coalesced-reload.ts";
-import { EMPTY_HELD, failHeld, holdPrompt, releasePrompt, type HeldPrompt, type HeldState } from "../lib/held-prompts.ts";
-import { readSetting, writeSetting } from "../lib/local-storage.ts";
+import { EMPTY_HELD, failHeld, holdPrompt, keepHeld, releasePrompt, restoreHeld, type HeldPrompt, type HeldState } from "../lib/held-prompts.ts";
+import { HELD_PROMPTS_KEY, readSetting, readTabValue, writeSetting, writeTabValue } from "../lib/local-storage.ts";
 import { withProvisional } from "../lib/provisional-entries.ts";
 import { runStateOf, type RunState } from "../lib/run-state.ts";
 import { fallbackEntry, noticeKey, runtimeNotices, viewFacts, withPlacedEntries, type ViewFacts } from "../lib/session-facts.ts";
@@ -129,7 +129,16 @@ export const useOpenSessionStore = defineStore("openSession", () => {
     withPlacedEntries(withProvisional(persistedEntries.value, runtimes.provisionalOf(id.value)), id.value === null ? [] : (placed.value[id.value] ?? [])),
   );
   const facts = computed<ViewFacts>(() => viewFacts(detail.value?.session));
-  const held = ref<Record<string, HeldState>>({});
+  // Held prompts outlive a reload as typed text (sessionStorage): they come back into the composer, not resent.
+  const held = ref<Record<string, HeldState>>(restoreHeld(readTabValue(HELD_PROMPTS_KEY)));
+  watch(
+    held,
+    (value) => {
+      const kept = keepHeld(value);
+      writeTabValue(HELD_PROMPTS_KEY, Object.keys(kept).length > 0 ? JSON.stringify(kept) : null);
+    },
+    { flush: "sync" },
+  );
   const upgradeNotice = ref<UpgradeNotice | null>(null);
   const seenNotices = new Set<string>();
   const research = computed<ResearchState | null>(() => active.value?.state.research ?? detail.value?.session.research ?? null);

@@ -2,6 +2,8 @@ import { flushPromises, mount, type VueWrapper } from "@vue/test-utils";
 import { createPinia, setActivePinia } from "pinia";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Active } from "../../../../domain/runtime/runtime-types.ts";
+import { HELD_RELOAD_FAILURE } from "../../lib/held-prompts.ts";
+import { HELD_PROMPTS_KEY } from "../../lib/local-storage.ts";
 import { useRuntimesStore } from "../../stores/runtimes.store.ts";
 import { activeOf, fakeBackend, FAST_MODEL, FAUX_MODEL, queueOf, type FakeAnswer, type RecordedRequest } from "./composer.fixture.ts";
 import Composer from "./Composer.vue";
@@ -177,6 +179,27 @@ describe("Composer before the runtime", () => {
     expect(inputValue(w)).toBe("one\n\ntwo\n\nstill typing");
     expect(w.findAll("[data-test=held-prompt]")).toHaveLength(0);
     expect(paths(requests)).toEqual(["/api/pi/active-session"]);
+  });
+
+  it("keeps held prompts across a reload: they come back into the input with a warning, and nothing is resent", async () => {
+    const never = deferred();
+    const first = mountDormant(facts, async (request) => {
+      if (request.path === "/api/pi/active-session") await never.promise;
+      return undefined;
+    });
+    await typeAndPress(first.wrapper, "kept one", { key: "Enter" });
+    await typeAndPress(first.wrapper, "kept two", { key: "Enter" });
+    expect(JSON.parse(sessionStorage.getItem(HELD_PROMPTS_KEY) ?? "null")).toEqual({ s1: ["kept one", "kept two"] });
+    // The reload: a new page (new stores, a new composer) while pi was still starting.
+    // (The first page's start never answers: it is gone, and must not reach any backend.)
+    first.wrapper.unmount();
+    const { wrapper: w, requests } = mountDormant(facts, () => undefined);
+    await flushPromises();
+    expect(inputValue(w)).toBe("kept one\n\nkept two");
+    expect(w.get("[data-test=composer-error]").text()).toBe(HELD_RELOAD_FAILURE);
+    expect(requests).toEqual([]);
+    // Taken back: nothing is kept any more.
+    expect(sessionStorage.getItem(HELD_PROMPTS_KEY)).toBeNull();
   });
 
   it("loads the folder's models when the picker is opened and changes the model as an action that starts pi", async () => {
