@@ -52,13 +52,6 @@ export interface EventsRoutesOptions {
   readonly bufferLimitBytes?: number;
 }
 
-export interface EventMessage {
-  type: string;
-  data?: unknown;
-  seq: number;
-  epoch: string;
-}
-
 /**
  * `{"type":…,"data":…` as UTF-8: the serialized message without `seq`, `epoch` and the closing brace. JSON
  * keeps key order, so head + `,"seq":N,"epoch":E}` equals `JSON.stringify({ type, data, seq, epoch })`.

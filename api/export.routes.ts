@@ -15,6 +15,7 @@ import type { FastifyPluginAsync } from "fastify";
 import type { ResearchState } from "../domain/research/research-types.ts";
 import { exportContentDisposition, exportDispositionType, exportFileNames } from "../projections/session-export/export-filename.ts";
 import { EXPORT_CSP, renderSessionExport, type SessionExportInput } from "../projections/session-export/session-export.ts";
+import { SESSION_NOT_FOUND } from "../adapters/runtime-host/runtime-host-error.ts";
 import { HttpError } from "./http-error.ts";
 import type { ReadSide } from "./read-side.ts";
 import type { OpenRuntime, RuntimeHostView } from "./runtime-host.ts";
@@ -29,7 +30,6 @@ export interface ExportRoutesOptions {
   readonly now?: () => Date;
 }
 
-const NOT_FOUND = "Session not found";
 
 const querySchema = {
   type: "object",
@@ -76,7 +76,7 @@ export const exportRoutes: FastifyPluginAsync<ExportRoutesOptions> = async (app,
     const { index } = await readSide.ready();
     if (given !== undefined && given.trim() !== "") {
       const file = resolveSessionPath(given);
-      if (!fs.existsSync(file)) throw new HttpError(404, NOT_FOUND);
+      if (!fs.existsSync(file)) throw new HttpError(404, SESSION_NOT_FOUND);
       const detail = await loadSessionDetail(index, file);
       if (detail === null || detail.session.id !== id) throw new HttpError(500, "Session path does not match id");
       return { session: detail.session, research: detail.session.research, entries: detail.entries };
@@ -90,7 +90,7 @@ export const exportRoutes: FastifyPluginAsync<ExportRoutesOptions> = async (app,
       }
     }
     if (runtime !== undefined) return unsavedExport(runtime);
-    throw new HttpError(404, NOT_FOUND);
+    throw new HttpError(404, SESSION_NOT_FOUND);
   }
 
   app.get<{ Params: { id: string }; Querystring: { path?: string; disposition?: string } }>(

@@ -104,8 +104,6 @@ export interface PolicyOptions {
 }
 
 export interface OriginPolicy {
-  /** The extra allowed origins (normalised). */
-  readonly extraOrigins: readonly string[];
   /** Whether a Host header value (undefined: none) is on the allow-list; see the module comment. */
   allowsHost(host: string | undefined, httpVersion?: string): boolean;
   /** Whether a request with this Origin header value (undefined: none) and Host header may proceed. */
@@ -164,7 +162,6 @@ export function createOriginPolicy(extraOrigins: readonly string[] = [], options
   };
 
   return {
-    extraOrigins: [...extra],
     allowsHost,
     allows,
     refusal(request) {

@@ -10,13 +10,27 @@
 import fs from "node:fs";
 import type { RuntimeHandle } from "../adapters/runtime-host/runtime-handle.ts";
 import type { RuntimeHost } from "../adapters/runtime-host/runtime-host.ts";
+import { SESSION_NOT_FOUND } from "../adapters/runtime-host/runtime-host-error.ts";
 import { readSessionHeader } from "../adapters/runtime/worker-runtime.ts";
 import { HttpError } from "./http-error.ts";
 import type { ReadSide } from "./read-side.ts";
 import { readOnlyOf, type SessionDetail } from "./session-detail.ts";
 import { loadSessionDetail } from "./sessions.routes.ts";
 
-export const SESSION_NOT_FOUND = "Session not found";
+export { SESSION_NOT_FOUND };
+
+/**
+ * Closes a session's runtime for a file operation (DELETE, reset undo), refusing with 500 while it streams,
+ * sets up a prompt or compacts (spec: a blocked action answers 500). No runtime: nothing to close.
+ */
+export async function closeIdleRuntime(host: RuntimeHost, id: string, action: string): Promise<void> {
+  const handle = host.get(id);
+  if (handle === undefined) return;
+  const { state } = handle.active();
+  if (state.isStreaming || handle.busy()) throw new HttpError(500, `Cannot ${action} while the session is streaming`);
+  if (state.isCompacting) throw new HttpError(500, `Cannot ${action} while the session is compacting`);
+  await host.close(id);
+}
 
 export interface RuntimeRouteServices {
   readonly readSide: ReadSide;

@@ -20,7 +20,7 @@ import { readResetCopy, resetPreviewOfFile, restoreResetCopy } from "../adapters
 import type { ResetPreview, ResetUndoResponse } from "../domain/reset-preview.ts";
 import { HttpError } from "./http-error.ts";
 import type { ReadSide } from "./read-side.ts";
-import { bodyObject, persistedFileOf, SESSION_NOT_FOUND } from "./runtime-sessions.ts";
+import { bodyObject, closeIdleRuntime, persistedFileOf, SESSION_NOT_FOUND } from "./runtime-sessions.ts";
 import { loadSessionDetail } from "./sessions.routes.ts";
 
 export interface SessionResetRoutesOptions {
@@ -57,15 +57,9 @@ export const sessionResetRoutes: FastifyPluginAsync<SessionResetRoutesOptions> =
     if (typeof trashPath !== "string" || trashPath.trim() === "") throw new HttpError(400, "trashPath must be a non-empty string");
     const file = await fileOf(id);
     // Checked before the runtime is closed: a wrong copy changes nothing.
-    readResetCopy(id, trashPath, host.trashDir);
-    const handle = host.get(id);
-    if (handle !== undefined) {
-      const { state } = handle.active();
-      if (state.isStreaming || handle.busy()) throw new HttpError(500, "Cannot undo a reset while the session is streaming");
-      if (state.isCompacting) throw new HttpError(500, "Cannot undo a reset while the session is compacting");
-      await host.close(id);
-    }
-    const { trashPath: trashed } = restoreResetCopy(file, id, trashPath, { trashDir: host.trashDir, now: Date.now() });
+    const copy = readResetCopy(id, trashPath, host.trashDir);
+    await closeIdleRuntime(host, id, "undo a reset");
+    const { trashPath: trashed } = restoreResetCopy(file, copy, { trashDir: host.trashDir, now: Date.now() });
     const { index } = await readSide.ready();
     await index.touch([file]);
     const detail = await loadSessionDetail(index, file);

@@ -26,7 +26,7 @@ import { expandHome } from "../adapters/sqlite/data-dir.ts";
 import { HttpError } from "./http-error.ts";
 import type { ReadSide } from "./read-side.ts";
 import type { RuntimePreviewer } from "./runtime-preview.ts";
-import { bodyObject, detailOf, openSession, openSessionFile, SESSION_NOT_FOUND } from "./runtime-sessions.ts";
+import { bodyObject, closeIdleRuntime, detailOf, openSession, openSessionFile, SESSION_NOT_FOUND } from "./runtime-sessions.ts";
 import { resolveSessionPath } from "./sessions.routes.ts";
 
 export interface SessionWriteRoutesOptions {
@@ -127,13 +127,8 @@ export const sessionWriteRoutes: FastifyPluginAsync<SessionWriteRoutesOptions> =
     const { index } = await readSide.ready();
     const persisted = index.list().find((summary) => summary.id === id);
     if (handle === undefined && persisted === undefined) throw new HttpError(404, SESSION_NOT_FOUND);
-    if (handle !== undefined) {
-      const { state } = handle.active();
-      if (state.isStreaming || handle.busy()) throw new HttpError(500, "Cannot delete a session while it is streaming");
-      if (state.isCompacting) throw new HttpError(500, "Cannot delete a session while it is compacting");
-    }
     const file = handle?.sessionFile ?? persisted?.path ?? null;
-    if (handle !== undefined) await host.close(id);
+    await closeIdleRuntime(host, id, "delete a session");
     if (file === null || !fs.existsSync(file)) return { ok: true, trashed: { path: null } };
     const trashed = moveToTrash(file, host.trashDir);
     await index.touch([file]);

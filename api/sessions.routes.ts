@@ -16,6 +16,7 @@ import { firstValueFrom } from "rxjs";
 import type { SessionSummary } from "../domain/session-summary.ts";
 import type { SessionIndex } from "../adapters/sessions/session-index.ts";
 import { expandHome } from "../adapters/sqlite/data-dir.ts";
+import { SESSION_NOT_FOUND } from "../adapters/runtime-host/runtime-host-error.ts";
 import { HttpError } from "./http-error.ts";
 import type { ReadSide } from "./read-side.ts";
 import type { RuntimeHostView } from "./runtime-host.ts";
@@ -63,7 +64,6 @@ const pathQuerySchema = {
   properties: { path: { type: "string" } },
 } as const;
 
-const NOT_FOUND = "Session not found";
 
 export const sessionsRoutes: FastifyPluginAsync<SessionsRoutesOptions> = async (app, options) => {
   const { readSide, runtimeHost } = options;
@@ -81,7 +81,7 @@ export const sessionsRoutes: FastifyPluginAsync<SessionsRoutesOptions> = async (
       if (value === undefined || value.trim() === "") throw new HttpError(400, "Missing query parameter: path");
       const { index } = await readSide.ready();
       const detail = await loadSessionDetail(index, resolveSessionPath(value));
-      if (detail === null) throw new HttpError(404, NOT_FOUND);
+      if (detail === null) throw new HttpError(404, SESSION_NOT_FOUND);
       return detail;
     },
   );
@@ -95,7 +95,7 @@ export const sessionsRoutes: FastifyPluginAsync<SessionsRoutesOptions> = async (
       const given = request.query.path;
       if (given !== undefined && given.trim() !== "") {
         const file = resolveSessionPath(given);
-        if (!fs.existsSync(file)) throw new HttpError(404, NOT_FOUND);
+        if (!fs.existsSync(file)) throw new HttpError(404, SESSION_NOT_FOUND);
         const detail = await loadSessionDetail(index, file);
         // Spec: an id and path mismatch is a 500 (a file that is no session cannot match either).
         if (detail === null || detail.session.id !== id) throw new HttpError(500, "Session path does not match id");
@@ -104,9 +104,9 @@ export const sessionsRoutes: FastifyPluginAsync<SessionsRoutesOptions> = async (
       const runtime = runtimeHost.openRuntimes().find((r) => r.sessionId === id && r.sessionFile !== null);
       const summary = index.list().find((s) => s.id === id);
       const file = summary?.path ?? runtime?.sessionFile ?? null;
-      if (file === null) throw new HttpError(404, NOT_FOUND);
+      if (file === null) throw new HttpError(404, SESSION_NOT_FOUND);
       const detail = await loadSessionDetail(index, file);
-      if (detail === null || detail.session.id !== id) throw new HttpError(404, NOT_FOUND);
+      if (detail === null || detail.session.id !== id) throw new HttpError(404, SESSION_NOT_FOUND);
       return detail;
     },
   );

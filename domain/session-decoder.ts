@@ -71,7 +71,8 @@ export function initialDecoderState(): DecoderState {
 }
 
 const NOT_JSON = "invalid JSON";
-const NOT_OBJECT = "not a JSON object";
+/** The reason of a malformed record that is JSON but not an object (a line pi would take for an id-less entry). */
+export const NOT_OBJECT = "not a JSON object";
 const NOT_SESSION = "not a session file";
 const BAD_HEADER = "first JSON line is not a session header ({type:\"session\", id: string})";
 const DUPLICATE_HEADER = "duplicate session header";

@@ -39,7 +39,7 @@ import type {
 } from "../runtime/runtime-protocol.ts";
 import type { RequestOptions, RuntimeWorkerClient, WorkerExit, WorkerNotification } from "../runtime/worker-client.ts";
 import type { HostClock, HostTimer } from "./host-clock.ts";
-import { asHostError, errorText, RuntimeHostError } from "./runtime-host-error.ts";
+import { asHostError, errorText, RuntimeHostError, SESSION_NOT_FOUND } from "./runtime-host-error.ts";
 import { workerDiagnostics, workerResearchInputs, workerSnapshotInput } from "./worker-snapshot-input.ts";
 
 /** One live message for the events sockets (structurally api/runtime-host.ts `RuntimeHostEvent`). */
@@ -219,7 +219,7 @@ export class RuntimeHandleCore {
 
   /** Explicit reopen of a paused (or broken) runtime: resets the recovery count. */
   async reopen(): Promise<void> {
-    if (this.status === "closed") throw new RuntimeHostError(404, "Session not found");
+    if (this.status === "closed") throw new RuntimeHostError(404, SESSION_NOT_FOUND);
     if (this.status !== "paused" && this.hasLiveWorker) return;
     this.recoveries = 0;
     this.status = "recovering";
@@ -353,7 +353,7 @@ export class RuntimeHandleCore {
   // ------------------------------------------------------------------------------------------------------
 
   protected async worker(): Promise<RuntimeWorkerClient> {
-    if (this.status === "closed") throw new RuntimeHostError(404, "Session not found");
+    if (this.status === "closed") throw new RuntimeHostError(404, SESSION_NOT_FOUND);
     if (this.status === "paused") throw new RuntimeHostError(409, "The runtime is paused after repeated failures; reopen the session");
     if (this.starting) await this.starting;
     const client = this.client;

@@ -26,8 +26,8 @@ import {
 import { leylineTrashDirOf, resolveAgentDir } from "../sessions/agent-dir.ts";
 import { normalizeSessionName, parseModelBody, parsePromptBody, parseUltrafastEnabled } from "./runtime-action-bodies.ts";
 import { type OpenTarget, RuntimeHandleCore } from "./runtime-handle-core.ts";
-import { RuntimeHostError } from "./runtime-host-error.ts";
-import { resetPreviewOfFile, resetSessionFile } from "./session-reset.ts";
+import { RuntimeHostError, SESSION_NOT_FOUND } from "./runtime-host-error.ts";
+import { checkResetEntry, resetSessionFile } from "./session-reset.ts";
 
 export { type HostEvent, type OpenTarget, type RuntimeHandleOptions, type RuntimeStatus } from "./runtime-handle-core.ts";
 
@@ -51,7 +51,6 @@ function queueFailure(decision: PromptQueueDecision): RuntimeHostError | null {
   return new RuntimeHostError(promptQueueErrorStatus(decision.error.code), decision.error.message);
 }
 
-export const SESSION_NOT_FOUND = "Session not found";
 
 export const ULTRAFAST_COMMAND_MISSING = "Ultrafast is not available in this runtime (the Ultrafast command is not loaded)";
 
@@ -324,7 +323,7 @@ export class RuntimeHandle extends RuntimeHandleCore {
     const file = this.sessionFile;
     if (file === null || !fs.existsSync(file)) throw new RuntimeHostError(500, "The session has no saved file yet");
     // Validates the entry (404 unknown, 400 off the active branch) before anything is stopped.
-    resetPreviewOfFile(file, entryId);
+    checkResetEntry(file, entryId);
     this.holdQueueFor({ type: "reload" });
     this.dropConfirmations();
     this.feed([{ type: "extensionUiReset" }]);

@@ -6,6 +6,9 @@
  * longer pending, runtime paused) · 500 runtime failure or a blocked action the spec answers with 500 ·
  * 503 capacity reached.
  */
+/** The one message for an unknown (or deleted) session, wherever it is answered: it names no path. */
+export const SESSION_NOT_FOUND = "Session not found";
+
 export type RuntimeHostErrorStatus = 400 | 404 | 409 | 500 | 503;
 
 export class RuntimeHostError extends Error {

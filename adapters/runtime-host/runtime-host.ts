@@ -39,7 +39,7 @@ import { ownerKey, sweepOrphanedProcesses } from "../runtime/worker-processes.ts
 import { leylineTrashDirOf, resolveAgentDir } from "../sessions/agent-dir.ts";
 import { type HostClock, type HostTimer, systemClock } from "./host-clock.ts";
 import { type HostEvent, type OpenTarget, RuntimeHandle } from "./runtime-handle.ts";
-import { RuntimeHostError } from "./runtime-host-error.ts";
+import { RuntimeHostError, SESSION_NOT_FOUND } from "./runtime-host-error.ts";
 
 export interface RuntimeHostOptions {
   /** pi's agent dir for every worker (default: the worker's PI_CODING_AGENT_DIR). */
@@ -114,7 +114,9 @@ export class RuntimeHost {
 
   constructor(private readonly options: RuntimeHostOptions = {}) {
     this.clock = options.clock ?? systemClock;
-    this.trashDir = leylineTrashDirOf(options.agentDir ?? resolveAgentDir());
+    // One agent dir for the trash and the process tags: the given one, else PI_CODING_AGENT_DIR of the workers' env.
+    const agentDir = options.agentDir ?? resolveAgentDir(options.env ?? process.env);
+    this.trashDir = leylineTrashDirOf(agentDir);
     this.fauxScript = options.fauxScript === undefined ? FauxScript.fromEnv() : options.fauxScript;
     this.workerOptions = {
       ...(options.agentDir !== undefined ? { agentDir: options.agentDir } : {}),
@@ -123,7 +125,7 @@ export class RuntimeHost {
       ...(this.fauxScript ? { faux: options.faux ?? {} } : {}),
       heartbeatMs: options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
     };
-    this.processOwner = ownerKey(options.agentDir ?? resolveAgentDir(options.env ?? process.env));
+    this.processOwner = ownerKey(agentDir);
     this.orphanSweep = sweepOrphanedProcesses(this.processOwner).catch(() => []);
     this.scheduleIdleSweep();
     this.scheduleWatchdog();
@@ -153,7 +155,7 @@ export class RuntimeHost {
   /** The handle or 404 "Session not found". */
   require(sessionId: string): RuntimeHandle {
     const handle = this.get(sessionId);
-    if (!handle) throw new RuntimeHostError(404, "Session not found");
+    if (!handle) throw new RuntimeHostError(404, SESSION_NOT_FOUND);
     return handle;
   }
 
@@ -205,7 +207,7 @@ export class RuntimeHost {
     }
     const opening = this.openingFiles.get(file);
     if (opening) return opening;
-    if (!fs.existsSync(file)) throw new RuntimeHostError(404, "Session not found");
+    if (!fs.existsSync(file)) throw new RuntimeHostError(404, SESSION_NOT_FOUND);
     const run = this.launch((handle) => handle.start({ sessionFile: file }));
     this.openingFiles.set(file, run);
     try {
@@ -234,7 +236,7 @@ export class RuntimeHost {
     const source = this.require(sourceId);
     if (source.active().state.isCompacting) throw new RuntimeHostError(500, "Cannot fork while the session is compacting");
     const file = source.sessionFile;
-    if (source.fileDeleted()) throw new RuntimeHostError(404, "Session not found");
+    if (source.fileDeleted()) throw new RuntimeHostError(404, SESSION_NOT_FOUND);
     if (file === null || !fs.existsSync(file)) throw new RuntimeHostError(500, "Cannot fork an unsaved session");
     const handle = await this.launch((fresh) => fresh.startFork(file, entryId, options.position ?? "at"));
     this.selected = handle.sessionId;

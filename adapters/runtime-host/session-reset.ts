@@ -23,7 +23,8 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { ResetPreview } from "../../domain/reset-preview.ts";
-import { RuntimeHostError } from "./runtime-host-error.ts";
+import { keepTrashCopy, replaceFileAtomically } from "../session-files/trash-copy.ts";
+import { RuntimeHostError, SESSION_NOT_FOUND } from "./runtime-host-error.ts";
 
 interface LineInfo {
   id: string | null;
@@ -80,60 +81,33 @@ export function activeBranchIds(bytes: Buffer): string[] {
   return branch.reverse();
 }
 
-function timestampName(now: number): string {
-  return new Date(now).toISOString().replace(/[:.]/g, "-");
-}
-
-/** `<trashDir>/<base>.<kind>-<ISO time>[-n].jsonl`, a name no file has yet. */
-function trashName(trashDir: string, sessionFile: string, kind: "reset" | "undo", now: number): string {
-  const base = path.basename(sessionFile, ".jsonl");
-  let target = path.join(trashDir, `${base}.${kind}-${timestampName(now)}.jsonl`);
-  for (let n = 2; fs.existsSync(target); n++) target = path.join(trashDir, `${base}.${kind}-${timestampName(now)}-${n}.jsonl`);
-  return target;
-}
-
-/** Copies `sessionFile` byte for byte into the trash (never overwriting); returns the copy's path. */
-function copyToTrash(sessionFile: string, trashDir: string, kind: "reset" | "undo", now: number): string {
-  fs.mkdirSync(trashDir, { recursive: true });
-  const target = trashName(trashDir, sessionFile, kind, now);
-  fs.copyFileSync(sessionFile, target, fs.constants.COPYFILE_EXCL);
-  return target;
-}
-
-/** Writes `bytes` to a temp file beside `file` and renames it over `file` (atomic on one file system). */
-function replaceAtomically(file: string, bytes: Buffer): void {
-  const temp = `${file}.leyline-${process.pid}.tmp`;
-  try {
-    fs.writeFileSync(temp, bytes);
-    fs.renameSync(temp, file);
-  } catch (error) {
-    fs.rmSync(temp, { force: true });
-    throw error;
-  }
-}
-
 function readSessionBytes(sessionFile: string): Buffer {
   try {
     return fs.readFileSync(sessionFile);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") throw new RuntimeHostError(404, "Session not found");
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") throw new RuntimeHostError(404, SESSION_NOT_FOUND);
     throw new RuntimeHostError(500, `Cannot read the session file: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
   }
 }
 
 /** The line of `entryId`, checked to be on the active branch: 404 unknown, 400 on another branch. */
-function cutLine(bytes: Buffer, entryId: string): { lines: LineInfo[]; index: number } {
+function cutLine(bytes: Buffer, entryId: string): { lines: LineInfo[]; index: number; branch: Set<string> } {
   const lines = parseLines(bytes);
   const index = lines.findIndex((candidate) => candidate.id === entryId);
   if (index === -1) throw new RuntimeHostError(404, `Entry ${entryId} not found`);
-  if (!activeBranchIds(bytes).includes(entryId)) throw new RuntimeHostError(400, `Entry ${entryId} is not on the active branch`);
-  return { lines, index };
+  const branch = new Set(activeBranchIds(bytes));
+  if (!branch.has(entryId)) throw new RuntimeHostError(400, `Entry ${entryId} is not on the active branch`);
+  return { lines, index, branch };
+}
+
+/** Checks that `resetSessionFile(sessionFile, entryId)` can cut there (404 unknown, 400 off the branch). */
+export function checkResetEntry(sessionFile: string, entryId: string): void {
+  cutLine(readSessionBytes(sessionFile), entryId);
 }
 
 /** Counts what `resetSessionFile(bytes' file, entryId)` would remove; pure on the bytes. Throws 400/404. */
 export function resetPreview(bytes: Buffer, entryId: string): ResetPreview {
-  const { lines, index } = cutLine(bytes, entryId);
-  const branch = new Set(activeBranchIds(bytes));
+  const { lines, index, branch } = cutLine(bytes, entryId);
   const entries = (from: number, to: number): LineInfo[] => lines.slice(from, to).filter((line) => line.id !== null);
   const removed = entries(index + 1, lines.length);
   return {
@@ -162,9 +136,9 @@ export interface ResetResult {
 export function resetSessionFile(sessionFile: string, entryId: string, options: { trashDir: string; now: number }): ResetResult {
   const bytes = readSessionBytes(sessionFile);
   const { lines, index } = cutLine(bytes, entryId);
-  const trashPath = copyToTrash(sessionFile, options.trashDir, "reset", options.now);
+  const trashPath = keepTrashCopy(options.trashDir, sessionFile, "reset", bytes, options.now);
   const kept = bytes.subarray(0, lines[index]?.end ?? bytes.length);
-  replaceAtomically(sessionFile, kept);
+  replaceFileAtomically(sessionFile, kept);
   return { trashPath, keptBytes: kept.length, removedBytes: bytes.length - kept.length };
 }
 
@@ -204,18 +178,12 @@ export function readResetCopy(sessionId: string, trashPath: string, trashDir: st
 }
 
 /**
- * Undo of a reset (POST /api/pi/sessions/:id/reset-undo): checks the copy (`readResetCopy`), copies the current
- * file to the trash first (its path is returned; null when there was no file), then the copy replaces the
- * session file atomically. The caller closes the session's runtime before.
+ * Undo of a reset (POST /api/pi/sessions/:id/reset-undo) with the bytes `readResetCopy` checked: copies the
+ * current file to the trash first (its path is returned; null when there was no file), then the copy replaces
+ * the session file atomically. The caller closes the session's runtime before.
  */
-export function restoreResetCopy(
-  sessionFile: string,
-  sessionId: string,
-  trashPath: string,
-  options: { trashDir: string; now: number },
-): { trashPath: string | null } {
-  const copy = readResetCopy(sessionId, trashPath, options.trashDir);
-  const current = fs.existsSync(sessionFile) ? copyToTrash(sessionFile, options.trashDir, "undo", options.now) : null;
-  replaceAtomically(sessionFile, copy);
+export function restoreResetCopy(sessionFile: string, copy: Buffer, options: { trashDir: string; now: number }): { trashPath: string | null } {
+  const current = fs.existsSync(sessionFile) ? keepTrashCopy(options.trashDir, sessionFile, "undo", fs.readFileSync(sessionFile), options.now) : null;
+  replaceFileAtomically(sessionFile, copy);
   return { trashPath: current };
 }

@@ -33,7 +33,7 @@ import {
 } from "./runtime-protocol.ts";
 import { messageIdOf, parseControlMessage } from "./runtime-protocol.validate.ts";
 import { reapplyScriptedFaux } from "./scripted-faux-provider.ts";
-import { createWorkerRuntime, readSessionHeader } from "./worker-runtime.ts";
+import { createWorkerRuntime } from "./worker-runtime.ts";
 
 type PiModule = typeof import("@earendil-works/pi-coding-agent");
 type PiAiModule = typeof import("@earendil-works/pi-ai");
@@ -69,7 +69,7 @@ export class RuntimeWorkerHost {
   private disposed = false;
   private kind: SessionKind | null = null;
   /** The open runtime's file preparation (worker-runtime.ts): cwd check and v1/v2 upgrade before pi opens a file. */
-  private prepareSessionFile: (file: string) => { file: string; cwd: string } = (file) => ({ file, cwd: readSessionHeader(file).cwd });
+  private prepareSessionFile: ((file: string) => { file: string; cwd: string }) | null = null;
   private revision = 0;
   private unsubscribe: (() => void) | null = null;
   private unsubscribeAgent: (() => void) | null = null;
@@ -160,6 +160,12 @@ export class RuntimeWorkerHost {
   private requirePi(): PiModule {
     if (!this.pi) throw new Error("pi is not loaded");
     return this.pi;
+  }
+
+  /** The open runtime's preparation of a file pi is about to open (see WorkerRuntime.prepareSessionFile). */
+  private prepare(file: string): { file: string; cwd: string } {
+    if (this.prepareSessionFile === null) throw new Error("no session is open (send open first)");
+    return this.prepareSessionFile(file);
   }
 
   private requireRuntime(): AgentSessionRuntime {
@@ -316,8 +322,9 @@ export class RuntimeWorkerHost {
         return { cancelled: result.cancelled, snapshot: this.snapshot() };
       }
       case "switchSession": {
-        const { file } = this.prepareSessionFile(request.sessionFile);
-        const result = await this.requireRuntime().switchSession(file);
+        const runtime = this.requireRuntime();
+        const { file } = this.prepare(request.sessionFile);
+        const result = await runtime.switchSession(file);
         return { cancelled: result.cancelled, snapshot: this.snapshot() };
       }
       case "setSessionName":
@@ -402,7 +409,7 @@ export class RuntimeWorkerHost {
         newSession: async (options) => runtime.newSession(options),
         fork: async (entryId, options) => ({ cancelled: (await runtime.fork(entryId, options)).cancelled }),
         navigateTree: async (targetId, options) => ({ cancelled: (await runtime.session.navigateTree(targetId, options)).cancelled }),
-        switchSession: async (sessionPath, options) => runtime.switchSession(this.prepareSessionFile(sessionPath).file, options),
+        switchSession: async (sessionPath, options) => runtime.switchSession(this.prepare(sessionPath).file, options),
         reload: async () => this.reload(),
       },
       shutdownHandler: () => this.fault("runtime", "an extension requested shutdown", false),

@@ -21,9 +21,9 @@
  * keeps every byte.
  */
 import * as fs from "node:fs";
-import * as path from "node:path";
 import { splitCompleteLines } from "../../domain/jsonl-lines.ts";
-import { decodeLines, initialDecoderState } from "../../domain/session-decoder.ts";
+import { decodeLines, initialDecoderState, NOT_OBJECT } from "../../domain/session-decoder.ts";
+import { keepTrashCopy, replaceFileAtomically } from "./trash-copy.ts";
 
 export interface SessionUpgrade {
   /** The header version before the upgrade (1 when the header had none). */
@@ -45,22 +45,12 @@ export function upgradedSessionText(text: string): { fromVersion: number; text: 
     if (record.kind === "header") header = JSON.stringify(record.header);
     else if (record.kind === "entry") out.push(JSON.stringify(record.entry));
     else {
-      const raw = all[record.line - 1] ?? "";
       // Not JSON, or a duplicate header: both readers skip it; keep it. A non-object JSON value: drop it.
-      if (!isJson(raw) || isJsonObject(raw)) out.push(raw);
+      if (record.reason !== NOT_OBJECT) out.push(all[record.line - 1] ?? "");
     }
   }
   if (header === null) return null;
   return { fromVersion: state.version, text: `${[header, ...out].join("\n")}\n` };
-}
-
-function isJson(line: string): boolean {
-  try {
-    JSON.parse(line);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 function isJsonObject(line: string): boolean {
@@ -72,10 +62,6 @@ function isJsonObject(line: string): boolean {
   }
 }
 
-function timestampName(now: Date): string {
-  return now.toISOString().replace(/[:.]/g, "-");
-}
-
 /**
  * Upgrades `file` to version 3 in place (see the module comment); null when it is already current (or not a
  * session file: pi's own open then decides). The copy goes to `trashDir` (`<agentDir>/leyline-trash`).
@@ -85,32 +71,14 @@ export function upgradeSessionFile(file: string, options: { trashDir: string; no
   const upgraded = upgradedSessionText(bytes.toString("utf8"));
   if (upgraded === null) return null;
   const before = fs.statSync(file);
-
-  fs.mkdirSync(options.trashDir, { recursive: true });
-  const base = path.basename(file, ".jsonl");
-  const stamp = timestampName(options.now ?? new Date());
-  let backupPath = path.join(options.trashDir, `${base}.v${upgraded.fromVersion}-${stamp}.jsonl`);
-  for (let n = 2; ; n++) {
-    try {
-      fs.writeFileSync(backupPath, bytes, { flag: "wx" });
-      break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-      backupPath = path.join(options.trashDir, `${base}.v${upgraded.fromVersion}-${stamp}-${n}.jsonl`);
-    }
-  }
-
-  // Not *.jsonl: the session index must not list the temp file.
-  const temp = path.join(path.dirname(file), `.${path.basename(file)}.upgrade-${process.pid}.tmp`);
-  try {
-    fs.writeFileSync(temp, upgraded.text, { mode: before.mode & 0o777 });
-    const now = fs.statSync(file);
-    if (now.size !== bytes.length || now.mtimeMs !== before.mtimeMs) {
-      throw new Error(`${file} changed while Leyline upgraded it; nothing was replaced (the copy is at ${backupPath})`);
-    }
-    fs.renameSync(temp, file);
-  } finally {
-    fs.rmSync(temp, { force: true });
-  }
+  const backupPath = keepTrashCopy(options.trashDir, file, `v${upgraded.fromVersion}`, bytes, (options.now ?? new Date()).getTime());
+  replaceFileAtomically(file, upgraded.text, {
+    beforeRename: () => {
+      const now = fs.statSync(file);
+      if (now.size !== bytes.length || now.mtimeMs !== before.mtimeMs) {
+        throw new Error(`${file} changed while Leyline upgraded it; nothing was replaced (the copy is at ${backupPath})`);
+      }
+    },
+  });
   return { fromVersion: upgraded.fromVersion, backupPath };
 }

@@ -1,0 +1,46 @@
+/**
+ * The two file steps every rewrite of a session file takes (reset-to-entry and its undo, the v1/v2 upgrade):
+ * keep a byte-identical copy in `<agentDir>/leyline-trash` first, then replace the file atomically.
+ *
+ * - `keepTrashCopy` writes `<trashDir>/<name>.<label>-<ISO time>[-n].jsonl` (`<name>` is the session file's
+ *   name without `.jsonl`), never overwriting: the first free name, created exclusively.
+ * - `replaceFileAtomically` writes a hidden temp file beside the session (not `*.jsonl`, so the session index
+ *   never lists it), keeps the file's mode, and renames it over the file (atomic on one file system);
+ *   `beforeRename` may refuse at the last moment (the upgrade checks that nobody wrote meanwhile). The temp file
+ *   never stays behind.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+
+/** An ISO time usable in a file name (`:` and `.` become `-`). */
+export function trashStamp(now: number): string {
+  return new Date(now).toISOString().replace(/[:.]/g, "-");
+}
+
+/** Writes `bytes` (the file as it was) into the trash under the first free name; returns its path. */
+export function keepTrashCopy(trashDir: string, sessionFile: string, label: string, bytes: Buffer, now: number): string {
+  fs.mkdirSync(trashDir, { recursive: true });
+  const stem = `${path.basename(sessionFile, ".jsonl")}.${label}-${trashStamp(now)}`;
+  for (let n = 1; ; n++) {
+    const target = path.join(trashDir, n === 1 ? `${stem}.jsonl` : `${stem}-${n}.jsonl`);
+    try {
+      fs.writeFileSync(target, bytes, { flag: "wx" });
+      return target;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    }
+  }
+}
+
+/** Replaces `file` with `content` through a temp file and a rename (see the module comment). */
+export function replaceFileAtomically(file: string, content: Buffer | string, options: { beforeRename?: () => void } = {}): void {
+  const temp = path.join(path.dirname(file), `.${path.basename(file)}.leyline-${process.pid}.tmp`);
+  const mode = fs.existsSync(file) ? fs.statSync(file).mode & 0o777 : undefined;
+  try {
+    fs.writeFileSync(temp, content, mode !== undefined ? { mode } : {});
+    options.beforeRename?.();
+    fs.renameSync(temp, file);
+  } finally {
+    fs.rmSync(temp, { force: true });
+  }
+}
