@@ -6,14 +6,8 @@
  * open-session store keeps one list per session.
  */
 import type { PromptImage } from "../../../domain/runtime/runtime-types.ts";
+import type { Attachment } from "../components/composer/composer-images.ts";
 
-/** An image as the composer holds it: the prompt image and its thumbnail (data: URL). */
-export interface HeldAttachment {
-  id: string;
-  name: string;
-  image: PromptImage;
-  url: string;
-}
 
 /** What a held prompt sends: a prompt, or a `!command` / `!!command` for the session's shell. */
 export type HeldRequest =
@@ -25,7 +19,7 @@ export interface HeldPrompt {
   seq: number;
   /** Exactly what was typed (a shell command keeps its `!`): what goes back into the composer. */
   typed: string;
-  attachments: HeldAttachment[];
+  attachments: Attachment[];
   request: HeldRequest;
 }
 
@@ -62,8 +56,8 @@ export function failHeld(state: HeldState, failure: string): HeldState {
  */
 export function takeBackDraft(
   items: readonly HeldPrompt[],
-  draft: { text: string; attachments: readonly HeldAttachment[] },
-): { text: string; attachments: HeldAttachment[] } {
+  draft: { text: string; attachments: readonly Attachment[] },
+): { text: string; attachments: Attachment[] } {
   const texts = [...items.map((item) => item.typed), draft.text].filter((text) => text.trim() !== "");
   return { text: texts.join("\n\n"), attachments: [...items.flatMap((item) => item.attachments), ...draft.attachments] };
 }

@@ -1,50 +1,42 @@
-/** localStorage that tolerates its absence (node tests, privacy modes) and quota errors. */
+/**
+ * Web storage that tolerates its absence (node tests, privacy modes) and quota errors: localStorage for
+ * settings (`readSetting`/`writeSetting`), sessionStorage for what one tab keeps across a reload
+ * (`readTabValue`/`writeTabValue`). Writing null removes the key; a failed write lasts for this page only.
+ */
 
-function storage(): Storage | null {
+type Area = "localStorage" | "sessionStorage";
+
+function storage(area: Area): Storage | null {
   try {
-    return typeof globalThis.localStorage === "undefined" ? null : globalThis.localStorage;
+    return typeof globalThis[area] === "undefined" ? null : globalThis[area];
   } catch {
     return null;
   }
 }
 
-export function readSetting(key: string): string | null {
+function read(area: Area, key: string): string | null {
   try {
-    return storage()?.getItem(key) ?? null;
+    return storage(area)?.getItem(key) ?? null;
   } catch {
     return null;
   }
 }
 
-export function writeSetting(key: string, value: string | null): void {
+function write(area: Area, key: string, value: string | null): void {
   try {
-    const s = storage();
+    const s = storage(area);
     if (s === null) return;
     if (value === null) s.removeItem(key);
     else s.setItem(key, value);
   } catch {
-    // Full or denied: the setting lasts for this page only.
+    // Full or denied.
   }
 }
 
-/** sessionStorage (this tab, across reloads), with the same tolerance; null removes the key. */
-export function readTabValue(key: string): string | null {
-  try {
-    return typeof globalThis.sessionStorage === "undefined" ? null : globalThis.sessionStorage.getItem(key);
-  } catch {
-    return null;
-  }
-}
-
-export function writeTabValue(key: string, value: string | null): void {
-  try {
-    if (typeof globalThis.sessionStorage === "undefined") return;
-    if (value === null) globalThis.sessionStorage.removeItem(key);
-    else globalThis.sessionStorage.setItem(key, value);
-  } catch {
-    // Full or denied: held prompts last for this page only.
-  }
-}
+export const readSetting = (key: string): string | null => read("localStorage", key);
+export const writeSetting = (key: string, value: string | null): void => write("localStorage", key, value);
+export const readTabValue = (key: string): string | null => read("sessionStorage", key);
+export const writeTabValue = (key: string, value: string | null): void => write("sessionStorage", key, value);
 
 /** sessionStorage key of the held prompts a reload hands back (lib/held-prompts.ts `keepHeld`). */
 export const HELD_PROMPTS_KEY = "leyline.held-prompts";
@@ -53,4 +45,6 @@ export const SETTING_KEYS = {
   theme: "leyline.theme",
   project: "leyline.project",
   sidebar: "leyline.sidebar",
+  /** The file-upgraded notices already shown (open-session.store.ts). */
+  shownUpgrades: "leyline.shownUpgrades",
 } as const;

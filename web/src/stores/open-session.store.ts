@@ -8,7 +8,7 @@ import { ApiError, errorMessage, http } from "../api/http.ts";
 import { prompt as sendPrompt, runBash } from "../api/runtime-actions.ts";
 import { coalescedReload } from "../lib/coalesced-reload.ts";
 import { EMPTY_HELD, failHeld, holdPrompt, keepHeld, releasePrompt, restoreHeld, type HeldPrompt, type HeldState } from "../lib/held-prompts.ts";
-import { HELD_PROMPTS_KEY, readSetting, readTabValue, writeSetting, writeTabValue } from "../lib/local-storage.ts";
+import { HELD_PROMPTS_KEY, readSetting, readTabValue, SETTING_KEYS, writeSetting, writeTabValue } from "../lib/local-storage.ts";
 import { withProvisional } from "../lib/provisional-entries.ts";
 import { runStateOf, type RunState } from "../lib/run-state.ts";
 import { fallbackEntry, noticeKey, runtimeNotices, viewFacts, withPlacedEntries, type ViewFacts } from "../lib/session-facts.ts";
@@ -69,7 +69,7 @@ export function unsavedDetail(id: string, snapshot: ActiveSnapshot | null): Sess
 /** How long a 404 detail waits for the events socket's first roster (an unsaved runtime after a reload). */
 const ROSTER_WAIT_MS = 3000;
 /** File upgrades already announced (kept across reloads: the runtime's snapshot keeps the notice). */
-const SHOWN_UPGRADES_KEY = "leyline.shownUpgrades";
+const SHOWN_UPGRADES_KEY = SETTING_KEYS.shownUpgrades;
 const SHOWN_UPGRADES_MAX = 50;
 
 function shownUpgrades(): string[] {
@@ -436,7 +436,6 @@ export const useOpenSessionStore = defineStore("openSession", () => {
     open,
     refetch,
     applyDetail,
-    startRuntime,
     perform,
     heldOf,
     hold,
