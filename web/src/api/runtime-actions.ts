@@ -8,8 +8,8 @@
  * own) and a function that sends it through http.ts (errors are `ApiError(status, message)`).
  */
 import type { Active, PromptImage, StreamingBehavior } from "../../../domain/runtime/runtime-types.ts";
-import type { RenameSessionResponse, SessionDetail } from "./dto.ts";
-import { ApiError, request } from "./http.ts";
+import type { ActiveResponse, RenameSessionResponse, SessionDetail } from "./dto.ts";
+import { ApiError, http, request } from "./http.ts";
 
 export interface ActionRequest {
   method: "POST" | "PATCH";
@@ -195,6 +195,11 @@ export function runBash(sessionId: string, command: string, excludeFromContext?:
 
 export function renameSession(sessionId: string, name: string): Promise<RenameSessionResponse> {
   return send(runtimeRequests.rename(sessionId, name));
+}
+
+/** A folder's runtime options (GET /api/pi/state: a bounded, cached preview on the server; no cwd: the default folder). */
+export function runtimeState(cwd?: string): Promise<ActiveResponse> {
+  return http.get<ActiveResponse>("/api/pi/state", cwd ? { query: { cwd } } : {});
 }
 
 export function selectSession(sessionId: string): Promise<{ active: Active }> {
