@@ -16,7 +16,7 @@ import type { FastifyInstance } from "fastify";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { FauxTurn } from "../adapters/runtime/faux-script.ts";
 import { defaultSessionDir } from "../adapters/runtime/worker-runtime.ts";
-import { recordHost } from "../adapters/runtime-host/runtime-host-test-support.ts";
+import { jsonlLines, recordHost } from "../adapters/runtime-host/runtime-host-test-support.ts";
 import { leylineTrashDirOf } from "../adapters/sessions/agent-dir.ts";
 import type { Active, RuntimeNotice } from "../domain/runtime/runtime-types.ts";
 import type { SessionDetail } from "../domain/session-detail.ts";
@@ -74,14 +74,6 @@ function cliSessionText(id: string, cwd: string, provider: string, model: string
   return lines.map((line) => `${JSON.stringify(line)}\n`).join("");
 }
 
-function jsonLines(file: string): Array<Record<string, unknown>> {
-  return fs
-    .readFileSync(file, "utf8")
-    .split("\n")
-    .filter((line) => line.trim() !== "")
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
-}
-
 /** An app whose session index has checked the disk (a warm start serves the stored list before that). */
 async function makeApp(turns: FauxTurn[]): Promise<FastifyInstance> {
   const app = await suite.makeApp({ forked: true, turns });
@@ -123,7 +115,7 @@ describe("opening a session writes nothing unasked (forked workers)", () => {
     expect(prompt.status, JSON.stringify(prompt.body)).toBe(200);
     await host.until(() => host.runtimeEvents(id).includes("agent_end"), "agent_end");
     host.stop();
-    const lines = jsonLines(file);
+    const lines = jsonlLines(file);
     expect(fs.readFileSync(file).subarray(0, before.bytes.length).equals(before.bytes)).toBe(true);
     const added = lines.slice(4);
     expect(added.map((line) => line["type"])).toEqual(["thinking_level_change", "message", "message"]);

@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { jsonlLines, messageTexts, recordHost } from "../adapters/runtime-host/runtime-host-test-support.ts";
 import type { RuntimeHandle } from "../adapters/runtime-host/runtime-handle.ts";
 import type { Active } from "../domain/runtime/runtime-types.ts";
-import { call, runtimeApiSuite } from "./runtime-api.fixture.ts";
+import { call, handleOf, runtimeApiSuite } from "./runtime-api.fixture.ts";
 
 /** A valid 1×1 PNG. */
 const PNG_DATA = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
@@ -22,12 +22,6 @@ const { dirs, makeApp } = suite;
 beforeAll(suite.setUp);
 afterEach(suite.closeApps);
 afterAll(suite.tearDown);
-
-function handleOf(app: FastifyInstance, id: string): RuntimeHandle {
-  const handle = app.leyline.host.get(id);
-  if (!handle) throw new Error(`no runtime ${id}`);
-  return handle;
-}
 
 function fileTexts(handle: RuntimeHandle): string[] {
   return handle.sessionFile === null ? [] : messageTexts(handle.sessionFile);

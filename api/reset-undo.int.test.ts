@@ -9,10 +9,9 @@ import fs from "node:fs";
 import path from "node:path";
 import type { FastifyInstance } from "fastify";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { messageTexts, recordHost } from "../adapters/runtime-host/runtime-host-test-support.ts";
-import type { RuntimeHandle } from "../adapters/runtime-host/runtime-handle.ts";
+import { jsonlLines, messageTexts } from "../adapters/runtime-host/runtime-host-test-support.ts";
 import type { Active } from "../domain/runtime/runtime-types.ts";
-import { call, runtimeApiSuite } from "./runtime-api.fixture.ts";
+import { call, handleOf, runtimeApiSuite, settled } from "./runtime-api.fixture.ts";
 
 const suite = runtimeApiSuite("leyline-reset-undo-");
 const { dirs, makeApp } = suite;
@@ -27,32 +26,11 @@ const TURNS = [
   { match: "edited question", text: "edited answer" },
 ];
 
-function handleOf(app: FastifyInstance, id: string): RuntimeHandle {
-  const handle = app.leyline.host.get(id);
-  if (!handle) throw new Error(`no runtime ${id}`);
-  return handle;
-}
-
-async function settled(app: FastifyInstance, id: string, messages: number): Promise<void> {
-  const rec = recordHost(app.leyline.host);
-  const handle = handleOf(app, id);
-  const done = (): boolean =>
-    !handle.busy() && handle.promptQueue.items.length === 0 && handle.sessionFile !== null && fs.existsSync(handle.sessionFile) && messageTexts(handle.sessionFile).length === messages;
-  try {
-    await rec.until(done, `${id} settled with ${messages} messages`);
-  } finally {
-    rec.stop();
-  }
-}
-
 type Line = Record<string, unknown>;
 
-function lines(file: string): Line[] {
-  return fs.readFileSync(file, "utf8").trim().split("\n").map((line) => JSON.parse(line) as Line);
-}
 
 function messageLine(file: string, text: string): Line {
-  const found = lines(file).find((line) => line["type"] === "message" && JSON.stringify(line["message"]).includes(text));
+  const found = jsonlLines(file).find((line) => line["type"] === "message" && JSON.stringify(line["message"]).includes(text));
   if (!found) throw new Error(`no message with ${text}`);
   return found;
 }
@@ -77,7 +55,7 @@ async function branchedSession(app: FastifyInstance): Promise<{ id: string; file
   const { state } = handleOf(app, id).active();
   const level = state.availableThinkingLevels.find((candidate) => candidate !== state.thinkingLevel && candidate !== "off");
   expect((await call(app, "POST", `/api/pi/sessions/${id}/thinking`, { level })).status).toBe(200);
-  expect(lines(file).at(-1)?.["type"]).toBe("thinking_level_change");
+  expect(jsonlLines(file).at(-1)?.["type"]).toBe("thinking_level_change");
   return { id, file };
 }
 
@@ -90,7 +68,7 @@ describe("reset-to-entry: preview, trash copy, undo", () => {
     const app = await makeApp({ turns: TURNS });
     const { id, file } = await branchedSession(app);
     const firstAnswer = messageLine(file, "first answer");
-    const all = lines(file).slice(1); // entries (the header is line 0)
+    const all = jsonlLines(file).slice(1); // entries (the header is line 0)
     const cut = all.findIndex((line) => line["id"] === firstAnswer["id"]);
 
     // Read-only: the runtime is closed, the preview starts none and changes no byte or mtime.
@@ -115,7 +93,7 @@ describe("reset-to-entry: preview, trash copy, undo", () => {
     await call(app, "POST", "/api/pi/active-session", { id });
     const reset = await call(app, "POST", "/api/pi/reset-to-entry", { entryId: firstAnswer["id"] });
     expect(reset.status, JSON.stringify(reset.body)).toBe(200);
-    expect(lines(file).slice(1)).toHaveLength(cut + 1);
+    expect(jsonlLines(file).slice(1)).toHaveLength(cut + 1);
     expect(all.length - (cut + 1)).toBe(5);
 
     // bad previews

@@ -9,10 +9,9 @@ import path from "node:path";
 import type { FastifyInstance } from "fastify";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { messageTexts, recordHost } from "../adapters/runtime-host/runtime-host-test-support.ts";
-import type { RuntimeHandle } from "../adapters/runtime-host/runtime-handle.ts";
 import type { Active } from "../domain/runtime/runtime-types.ts";
 import { ULTRAFAST_UNAVAILABLE } from "./runtime-actions.routes.ts";
-import { call, EventCollector, listenForEvents, runtimeApiSuite } from "./runtime-api.fixture.ts";
+import { call, EventCollector, handleOf, listenForEvents, runtimeApiSuite, settled } from "./runtime-api.fixture.ts";
 
 const suite = runtimeApiSuite();
 const { dirs, apps, makeApp } = suite;
@@ -24,25 +23,6 @@ afterEach(async () => {
   await suite.closeApps();
 });
 afterAll(suite.tearDown);
-
-function handleOf(app: FastifyInstance, id: string): RuntimeHandle {
-  const handle = app.leyline.host.get(id);
-  if (!handle) throw new Error(`no runtime ${id}`);
-  return handle;
-}
-
-/** Resolves once the runtime is idle with `messages` message entries in its file. */
-async function settled(app: FastifyInstance, id: string, messages: number): Promise<void> {
-  const rec = recordHost(app.leyline.host);
-  const handle = handleOf(app, id);
-  const done = (): boolean =>
-    !handle.busy() && handle.promptQueue.items.length === 0 && handle.sessionFile !== null && fs.existsSync(handle.sessionFile) && messageTexts(handle.sessionFile).length === messages;
-  try {
-    await rec.until(done, `${id} settled with ${messages} messages`);
-  } finally {
-    rec.stop();
-  }
-}
 
 async function create(app: FastifyInstance, cwd = dirs.cwd): Promise<Active> {
   const res = await call(app, "POST", "/api/pi/sessions", { cwd });

@@ -12,7 +12,8 @@ import { FauxScript, type FauxTurn } from "../adapters/runtime/faux-script.ts";
 import { InProcessWorkerClient } from "../adapters/runtime/in-process-worker-client.ts";
 import { createRuntimeTestDirs, type RuntimeTestDirs } from "../adapters/runtime/runtime-test-support.ts";
 import type { RuntimeHostOptions } from "../adapters/runtime-host/runtime-host.ts";
-import { agentDirEnv, type AgentDirEnv } from "../adapters/runtime-host/runtime-host-test-support.ts";
+import type { RuntimeHandle } from "../adapters/runtime-host/runtime-handle.ts";
+import { agentDirEnv, messageTexts, recordHost, type AgentDirEnv } from "../adapters/runtime-host/runtime-host-test-support.ts";
 import { buildApp, type BuildAppOptions } from "./app.ts";
 
 export interface RuntimeApiDirs extends RuntimeTestDirs {
@@ -172,4 +173,24 @@ export async function listenForEvents(app: FastifyInstance): Promise<string> {
   const address = app.server.address();
   if (typeof address !== "object" || address === null) throw new Error("no address");
   return `ws://127.0.0.1:${address.port}/api/pi/events`;
+}
+
+/** The open runtime of session `id` (throws when there is none). */
+export function handleOf(app: FastifyInstance, id: string): RuntimeHandle {
+  const handle = app.leyline.host.get(id);
+  if (!handle) throw new Error(`no runtime ${id}`);
+  return handle;
+}
+
+/** Resolves once the runtime is idle with `messages` message entries in its file. */
+export async function settled(app: FastifyInstance, id: string, messages: number): Promise<void> {
+  const rec = recordHost(app.leyline.host);
+  const handle = handleOf(app, id);
+  const done = (): boolean =>
+    !handle.busy() && handle.promptQueue.items.length === 0 && handle.sessionFile !== null && fs.existsSync(handle.sessionFile) && messageTexts(handle.sessionFile).length === messages;
+  try {
+    await rec.until(done, `${id} settled with ${messages} messages`);
+  } finally {
+    rec.stop();
+  }
 }

@@ -7,6 +7,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import * as fs from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
+import { running, sleepers, sleepMarker, until } from "../../test/support/processes.ts";
 import {
   currentProcessIdentity,
   formatWorkerTag,
@@ -33,15 +34,6 @@ afterEach(() => {
   }
 });
 
-function alive(pid: number): boolean {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
-  } catch {
-    return false;
-  }
-}
-
 /** pi's bash tool shape: a detached shell (its own group) with a child process; `tag` in its environment. */
 function detachedShell(tag: string | null, marker: string): ChildProcess {
   const env: NodeJS.ProcessEnv = { ...process.env };
@@ -51,34 +43,6 @@ function detachedShell(tag: string | null, marker: string): ChildProcess {
   child.unref();
   spawned.push(child);
   return child;
-}
-
-/** Pids whose command line is `sleep <marker>`. */
-function sleepers(marker: string): number[] {
-  return fs
-    .readdirSync("/proc")
-    .filter((name) => /^\d+$/.test(name))
-    .filter((name) => {
-      try {
-        return fs.readFileSync(`/proc/${name}/cmdline`, "utf8") === `sleep\0${marker}\0`;
-      } catch {
-        return false;
-      }
-    })
-    .map(Number)
-    .filter(alive);
-}
-
-async function until(condition: () => boolean | Promise<boolean>, label: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${label}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
-function uniqueSleep(): string {
-  return `${30 + Math.floor(Math.random() * 1000)}.${Math.floor(Math.random() * 1e6)}`;
 }
 
 describe("worker tags", () => {
@@ -99,7 +63,7 @@ describe.runIf(linux)("killing tagged processes", () => {
     const owner = ownerKey(`/tmp/${randomUUID()}`);
     const tag = formatWorkerTag({ owner, server: me, workerId: randomUUID() });
     const other = formatWorkerTag({ owner, server: me, workerId: randomUUID() });
-    const [mine, untagged, theirs] = [uniqueSleep(), uniqueSleep(), uniqueSleep()];
+    const [mine, untagged, theirs] = [sleepMarker(), sleepMarker(), sleepMarker()];
     const shell = detachedShell(tag, mine);
     detachedShell(null, untagged);
     detachedShell(other, theirs);
@@ -111,7 +75,7 @@ describe.runIf(linux)("killing tagged processes", () => {
 
     const killed = await killWorkerProcesses(tag);
     expect(killed.sort()).toEqual(listed.map((entry) => entry.pid).sort());
-    await until(() => sleepers(mine).length === 0 && !alive(shell.pid ?? 0), "the tagged group is gone");
+    await until(() => sleepers(mine).length === 0 && !running(shell.pid ?? 0), "the tagged group is gone");
     expect(sleepers(untagged)).toHaveLength(1);
     expect(sleepers(theirs)).toHaveLength(1);
     expect(await killWorkerProcesses(tag)).toEqual([]);
@@ -130,7 +94,7 @@ describe.runIf(linux)("killing tagged processes", () => {
     spawned.push(stubborn);
     await new Promise<void>((resolve) => stubborn.stdout?.once("data", () => resolve()));
     await killWorkerProcesses(tag, { graceMs: 300 });
-    await until(() => !alive(stubborn.pid ?? 0), "the stubborn shell is gone");
+    await until(() => !running(stubborn.pid ?? 0), "the stubborn shell is gone");
   });
 
   it("the sweep kills leftovers of a server that is gone, never those of this one or of another owner", async () => {
@@ -141,7 +105,7 @@ describe.runIf(linux)("killing tagged processes", () => {
     const gone = formatWorkerTag({ owner, server: { pid: me.pid, startTime: String(Number(me.startTime) + 1) }, workerId: randomUUID() });
     const live = formatWorkerTag({ owner, server: me, workerId: randomUUID() });
     const foreign = formatWorkerTag({ owner: ownerKey(`/tmp/${randomUUID()}`), server: { pid: me.pid, startTime: "1" }, workerId: randomUUID() });
-    const [left, ours, theirs] = [uniqueSleep(), uniqueSleep(), uniqueSleep()];
+    const [left, ours, theirs] = [sleepMarker(), sleepMarker(), sleepMarker()];
     detachedShell(gone, left);
     detachedShell(live, ours);
     detachedShell(foreign, theirs);
