@@ -83,12 +83,13 @@ export function registerScriptedFaux(
       const callNumber = ++state.calls;
       const text = latestUserText(context);
       let turn: FauxTurn | null = null;
-      // Relay through the newest worker; if that worker went away mid-request (its asker was released and it
-      // answered null), ask again through the newest remaining one.
-      for (let ask = state.askers.at(-1); ask !== undefined; ) {
+      // Relay through the newest worker; a null answer (no turn fits, or that worker is going away: its
+      // control plane then takes no turn) asks the others, newest first. All reach one script, so a real
+      // "no turn fits" stays null, and a turn is never taken for a worker that cannot deliver it.
+      const asked = new Set<AskTurn>();
+      for (let ask = state.askers.at(-1); ask !== undefined && turn === null; ask = [...state.askers].reverse().find((next) => !asked.has(next))) {
+        asked.add(ask);
         turn = await ask(text);
-        if (turn !== null || state.askers.includes(ask)) break;
-        ask = state.askers.at(-1);
       }
       return turnToMessage(ai, turn, callNumber);
     };

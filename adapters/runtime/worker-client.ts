@@ -194,7 +194,9 @@ export abstract class BaseWorkerClient implements RuntimeWorkerClient {
         return;
       }
       case "faux_turn_request": {
-        const turn = this.clientOptions.fauxScript?.next(message.latestUserText) ?? null;
+        // A worker being stopped may never get the reply (its waiters are cut): answer null WITHOUT taking a
+        // turn from the script, so the shared provider asks another worker and the turn is not lost.
+        const turn = this.stopRequested ? null : (this.clientOptions.fauxScript?.next(message.latestUserText) ?? null);
         try {
           this.transmit({ type: "faux_turn_reply", id: message.id, turn } satisfies ControlMessage);
         } catch {
