@@ -15,6 +15,22 @@ export interface Projection<S, I> {
   readonly version: number;
   initial(): S;
   apply(draft: Draft<S>, input: I): void;
+  /**
+   * Applies a batch at once, when a projection can do better than one input at a time (e.g. build a derived
+   * part once for the whole batch). Must equal applying the inputs one by one (a law, tested beside it).
+   *
+   * `defer: true` (only for a state nobody else sees yet, folded in several slices: a large file's first read)
+   * may leave derived parts out of date; `completeSteps` then brings them up to date in bounded steps. A
+   * deferred fold followed by all of `completeSteps` equals the plain fold (a law too).
+   */
+  applyBatch?(draft: Draft<S>, inputs: readonly I[], options?: { readonly defer?: boolean }): void;
+  /** The work a deferred fold left, one bounded step per iteration (see `applyBatch`). */
+  completeSteps?(draft: Draft<S>): Iterable<void>;
+}
+
+function applyAll<S, I>(projection: Projection<S, I>, draft: Draft<S>, inputs: readonly I[]): void {
+  if (projection.applyBatch !== undefined) projection.applyBatch(draft, inputs);
+  else for (const input of inputs) projection.apply(draft, input);
 }
 
 /**
@@ -24,18 +40,19 @@ export interface Projection<S, I> {
 export function fold<S, I>(projection: Projection<S, I>, state: S, inputs: readonly I[]): S {
   if (inputs.length === 0) return state;
   return produce(state, (draft) => {
-    for (const input of inputs) projection.apply(draft, input);
+    applyAll(projection, draft, inputs);
   });
 }
 
 /**
  * Folds inputs into `state` by mutating it directly (no Immer drafts): for a state nobody else holds, such as
  * a fresh initial state or one just parsed from a checkpoint. Returns the same object, deep-frozen like a
- * `produce` result. Equal to `fold` on a copy of `state`.
+ * `produce` result (unless `freeze: false`: a caller folding in several batches freezes once, at the end).
+ * Equal to `fold` on a copy of `state`.
  */
-export function foldInPlace<S, I>(projection: Projection<S, I>, state: S, inputs: readonly I[]): S {
-  for (const input of inputs) projection.apply(state as Draft<S>, input);
-  return freeze(state, true);
+export function foldInPlace<S, I>(projection: Projection<S, I>, state: S, inputs: readonly I[], options: { freeze?: boolean } = {}): S {
+  applyAll(projection, state as Draft<S>, inputs);
+  return options.freeze === false ? state : freeze(state, true);
 }
 
 /** Folds inputs from the initial state: the full rebuild that every incremental fold must equal. */

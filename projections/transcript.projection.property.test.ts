@@ -101,6 +101,39 @@ describe("transcript projection laws", () => {
     );
   });
 
+  it("applyBatch equals applying the records one by one, for any batches", () => {
+    fc.assert(
+      fc.property(anyLog, fc.array(fc.nat(), { maxLength: 5 }), (records, cuts) => {
+        const oneByOne = transcriptProjection.initial();
+        for (const record of clone(records)) transcriptProjection.apply(oneByOne, record);
+        const batched = transcriptProjection.initial();
+        const bounds = [0, ...cuts.map((c) => c % (records.length + 1)).sort((a, b) => a - b), records.length];
+        const copy = clone(records);
+        for (let i = 1; i < bounds.length; i++) transcriptProjection.applyBatch?.(batched, copy.slice(bounds[i - 1], bounds[i]));
+        expect(batched).toEqual(oneByOne);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it("deferred batches followed by all of completeSteps equal the plain fold", () => {
+    fc.assert(
+      fc.property(anyLog, fc.array(fc.nat(), { maxLength: 5 }), (records, cuts) => {
+        const plain = rebuild(transcriptProjection, clone(records));
+        const deferred = transcriptProjection.initial();
+        const bounds = [0, ...cuts.map((c) => c % (records.length + 1)).sort((a, b) => a - b), records.length];
+        const copy = clone(records);
+        for (let i = 1; i < bounds.length; i++) transcriptProjection.applyBatch?.(deferred, copy.slice(bounds[i - 1], bounds[i]), { defer: true });
+        for (const _step of transcriptProjection.completeSteps?.(deferred) ?? []) {
+          // each step leaves the state incomplete until the last one
+        }
+        expect(deferred).toEqual(plain);
+        expect(deferred).not.toHaveProperty("stale");
+      }),
+      { numRuns: 150 },
+    );
+  });
+
   it("is pure: folding the same records twice gives equal states and leaves the records as they were", () => {
     fc.assert(
       fc.property(anyLog, (records) => {

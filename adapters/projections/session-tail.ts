@@ -8,16 +8,18 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { ReplaySubject, type Observable } from "rxjs";
+import { ReplaySubject, Subject, type Observable } from "rxjs";
 import { decoderStats, initialDecoderState } from "../../domain/session-decoder.ts";
 import {
-  advanceFold,
+  advanceFoldInSlices,
   assertDistinctNames,
   initialStates,
   projectionKey,
   type AnyProjection,
   type FoldedFile,
+  type FoldProgress,
   type ProjectionStates,
+  type SliceOptions,
 } from "./file-fold.ts";
 
 export interface SessionTailSnapshot {
@@ -26,6 +28,8 @@ export interface SessionTailSnapshot {
   readonly revision: number;
   /** False when the file does not exist (states are then the projections' initial states). */
   readonly exists: boolean;
+  /** The file's modification time when it was read (0 when it does not exist). */
+  readonly mtimeMs: number;
   readonly states: ProjectionStates;
   /** Lines, malformed lines, version, session id, whether it is a session file. */
   readonly stats: ReturnType<typeof decoderStats>;
@@ -34,6 +38,8 @@ export interface SessionTailSnapshot {
 export interface SessionTail {
   readonly path: string;
   readonly changes$: Observable<SessionTailSnapshot>;
+  /** Progress of reads that take several slices (a large file's first read): bytes folded of the file's size. */
+  readonly progress$: Observable<FoldProgress>;
   /** The latest snapshot, or null before the first read finished. */
   current(): SessionTailSnapshot | null;
   /** Reads what changed; resolves with the snapshot after it. */
@@ -47,6 +53,8 @@ export interface SessionTailOptions {
    * calls `refresh()` when it learns of a change.
    */
   readonly watch?: boolean;
+  /** Slice size and time budget of reads (see `advanceFoldInSlices`): a 50 MB file never holds the event loop. */
+  readonly slices?: Pick<SliceOptions, "sliceBytes" | "budgetMs">;
 }
 
 export function openSessionTail(
@@ -57,6 +65,7 @@ export function openSessionTail(
   assertDistinctNames(projections);
   const key = projectionKey(projections);
   const subject = new ReplaySubject<SessionTailSnapshot>(1);
+  const progress = new Subject<FoldProgress>();
   let folded: FoldedFile | null = null;
   let snapshot: SessionTailSnapshot | null = null;
   let revision = 0;
@@ -71,7 +80,13 @@ export function openSessionTail(
   };
 
   async function step(): Promise<SessionTailSnapshot> {
-    const advance = await advanceFold(file, projections, folded, key);
+    const advance = await advanceFoldInSlices(file, projections, folded, key, {
+      ...options.slices,
+      onProgress: (step) => {
+        if (!closed) progress.next(step);
+      },
+      cancelled: () => closed,
+    });
     if (advance.kind === "missing") {
       if (snapshot !== null && !snapshot.exists) return snapshot;
       folded = null;
@@ -79,6 +94,7 @@ export function openSessionTail(
         path: file,
         revision: ++revision,
         exists: false,
+        mtimeMs: 0,
         states: initialStates(projections),
         stats: decoderStats(initialDecoderState()),
       });
@@ -90,6 +106,7 @@ export function openSessionTail(
       path: file,
       revision: ++revision,
       exists: true,
+      mtimeMs: current.position.stamp.mtimeMs,
       states: current.states,
       stats: decoderStats(current.position.decoder),
     });
@@ -124,6 +141,7 @@ export function openSessionTail(
   return {
     path: file,
     changes$: subject.asObservable(),
+    progress$: progress.asObservable(),
     current: () => snapshot,
     refresh,
     close() {
@@ -131,6 +149,7 @@ export function openSessionTail(
       closed = true;
       watcher?.close();
       subject.complete();
+      progress.complete();
     },
   };
 }

@@ -141,3 +141,65 @@ describe("readSessionFile", () => {
     expect(second.position.decoder.lines).toBe(1);
   });
 });
+
+describe("readTail with maxBytes (slices of a large file)", () => {
+  /** Reads the whole file in slices of at most about `maxBytes`, from `start`; the lines and the final position. */
+  function readInSlices(file: string, start: TailPosition | null, maxBytes: number): { lines: string[]; position: TailPosition; reads: number } {
+    const lines: string[] = [];
+    let position = start;
+    let reads = 0;
+    for (;;) {
+      const read = readTail(file, position, { maxBytes });
+      reads++;
+      if (read.kind === "unchanged") break;
+      lines.push(...linesOf(read));
+      position = positionOf(read);
+      if (read.kind !== "missing" && read.more !== true) break;
+      if (reads > 10_000) throw new Error("no progress");
+    }
+    if (position === null) throw new Error("nothing read");
+    return { lines, position, reads };
+  }
+
+  it("reads the same lines as one read, for any slice size, and ends at the same position", async () => {
+    const file = path.join(tempDir("slices"), "a.jsonl");
+    const lines = Array.from({ length: 60 }, (_, i) => `${"é".repeat(i % 7)}line ${i} ${"x".repeat((i * 37) % 301)}`);
+    fs.writeFileSync(file, lines.join("\n") + "\n" + "torn");
+    const whole = readTail(file, null);
+    for (const maxBytes of [1, 7, 64, 300, 1000, 100_000]) {
+      const sliced = readInSlices(file, null, maxBytes);
+      expect(sliced.lines).toEqual(lines);
+      expect(sliced.position).toEqual(positionOf(whole));
+      if (maxBytes < 1000) expect(sliced.reads).toBeGreaterThan(1);
+    }
+  });
+
+  it("goes on from a sliced position with appended lines, and still notices a rewrite", async () => {
+    const file = path.join(tempDir("slices"), "b.jsonl");
+    fs.writeFileSync(file, "one\ntwo\nthree\nfour\n");
+    const first = readTail(file, null, { maxBytes: 5 });
+    expect(first).toMatchObject({ kind: "restarted", lines: ["one"], more: true });
+    fs.appendFileSync(file, "five\n");
+    const rest = readInSlices(file, positionOf(first), 6);
+    expect(rest.lines).toEqual(["two", "three", "four", "five"]);
+    expect(readTail(file, rest.position)).toMatchObject({ kind: "unchanged" });
+
+    const partial = readTail(file, null, { maxBytes: 5 });
+    fs.writeFileSync(file, "ONE\ntwo\nthree\nfour\nfive\nsix\n");
+    expect(readTail(file, positionOf(partial))).toMatchObject({ kind: "restarted", reason: "rewritten" });
+  });
+
+  it("reads a line longer than the limit whole", async () => {
+    const file = path.join(tempDir("slices"), "c.jsonl");
+    const long = "y".repeat(5000);
+    fs.writeFileSync(file, `a\n${long}\nb\n`);
+    const first = readTail(file, null, { maxBytes: 3 });
+    expect(linesOf(first)).toEqual(["a"]);
+    const second = readTail(file, positionOf(first), { maxBytes: 3 });
+    expect(linesOf(second)).toEqual([long]);
+    expect(second).toMatchObject({ more: true });
+    const third = readTail(file, positionOf(second), { maxBytes: 3 });
+    expect(linesOf(third)).toEqual(["b"]);
+    expect(third).not.toHaveProperty("more");
+  });
+});

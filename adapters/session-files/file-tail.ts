@@ -40,9 +40,24 @@ export type TailRead =
   | { readonly kind: "missing" }
   | { readonly kind: "unchanged"; readonly stamp: FileStamp }
   /** Complete lines after the previous offset (possibly none, when only a torn line was added). */
-  | { readonly kind: "appended"; readonly lines: string[]; readonly position: TailPosition }
+  | { readonly kind: "appended"; readonly lines: string[]; readonly position: TailPosition; readonly more?: boolean }
   /** Complete lines from byte 0: no previous position, or the file is not the one the position describes. */
-  | { readonly kind: "restarted"; readonly reason: RestartReason; readonly lines: string[]; readonly position: TailPosition };
+  | {
+      readonly kind: "restarted";
+      readonly reason: RestartReason;
+      readonly lines: string[];
+      readonly position: TailPosition;
+      readonly more?: boolean;
+    };
+
+export interface ReadTailOptions {
+  /**
+   * Read at most about this many new bytes (whole lines; a longer single line is read whole). The read then
+   * says `more: true`, and its position is that of a file that ended at the last line read (its stamp's size is
+   * that offset), so the next read continues from there. Used to fold a large file in slices.
+   */
+  readonly maxBytes?: number;
+}
 
 /** Bytes of the file start covered by the fingerprint. Must not exceed FINGERPRINT_WINDOW (see readTail). */
 export const FINGERPRINT_HEAD = 64;
@@ -119,6 +134,39 @@ function completeLines(span: Span, from: number): { lines: string[]; offset: num
   return { lines: splitUtf8Lines(span.bytes, relative, lastNewline + 1), offset: span.start + lastNewline + 1 };
 }
 
+/**
+ * The file's bytes from `start` up to `size`, or, with a limit, up to about `limit` bytes past `from` (at least
+ * one whole line past `from` when there is one): `limited` says the span stops before `size`.
+ */
+function readSpan(fd: number, start: number, from: number, size: number, limit: number | undefined): { span: Span; limited: boolean } {
+  if (limit === undefined || from + limit >= size) return { span: { start, bytes: readFully(fd, start, size - start) }, limited: false };
+  let end = from + Math.max(1, limit);
+  let bytes = readFully(fd, start, end - start);
+  if (bytes.lastIndexOf(0x0a) < from - start) {
+    // A line longer than the limit: read on to its end (the first newline after the window), or to the file's end.
+    const probe = Buffer.allocUnsafe(64 * 1024);
+    let at = end;
+    end = size;
+    while (at < size) {
+      const read = fs.readSync(fd, probe, 0, Math.min(probe.length, size - at), at);
+      if (read === 0) break;
+      const newline = probe.subarray(0, read).indexOf(0x0a);
+      if (newline >= 0) {
+        end = at + newline + 1;
+        break;
+      }
+      at += read;
+    }
+    bytes = readFully(fd, start, end - start);
+  }
+  return { span: { start, bytes }, limited: end < size };
+}
+
+/** The stamp a limited read records: a file that ended after the last line read (so the next read goes on). */
+function stampUpTo(stamp: FileStamp, offset: number, limited: boolean): FileStamp {
+  return limited ? { ...stamp, size: offset } : stamp;
+}
+
 function isMissing(error: unknown): boolean {
   const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
   return code === "ENOENT" || code === "ENOTDIR";
@@ -128,7 +176,7 @@ function isMissing(error: unknown): boolean {
  * Reads the complete lines appended to `file` since `previous` (or all of them when `previous` is null).
  * The returned position goes into the next call.
  */
-export function readTail(file: string, previous: TailPosition | null): TailRead {
+export function readTail(file: string, previous: TailPosition | null, options: ReadTailOptions = {}): TailRead {
   let fd: number;
   try {
     fd = fs.openSync(file, "r");
@@ -139,6 +187,7 @@ export function readTail(file: string, previous: TailPosition | null): TailRead 
   try {
     const stamp = stampOf(fs.fstatSync(fd));
     if (previous !== null && sameStamp(previous.stamp, stamp)) return { kind: "unchanged", stamp };
+    const limit = options.maxBytes;
 
     let reason: RestartReason = "new";
     if (previous !== null) {
@@ -148,7 +197,7 @@ export function readTail(file: string, previous: TailPosition | null): TailRead 
       else {
         // FINGERPRINT_HEAD <= FINGERPRINT_WINDOW: when the offset is within the head, the window starts at 0.
         const windowStart = Math.max(0, offset - FINGERPRINT_WINDOW);
-        const tail: Span = { start: windowStart, bytes: readFully(fd, windowStart, stamp.size - windowStart) };
+        const { span: tail, limited } = readSpan(fd, windowStart, offset, stamp.size, limit);
         const spans: Span[] = [tail];
         if (windowStart > 0) spans.push({ start: 0, bytes: readFully(fd, 0, FINGERPRINT_HEAD) });
         if (tail.bytes.length < offset - windowStart) reason = "shrunk";
@@ -156,14 +205,16 @@ export function readTail(file: string, previous: TailPosition | null): TailRead 
         else {
           const { lines, offset: next } = completeLines(tail, offset);
           const fingerprint = next === offset ? previous.cursor.fingerprint : fingerprintAt(spans, next);
-          return { kind: "appended", lines, position: { stamp, cursor: { offset: next, fingerprint } } };
+          const position = { stamp: stampUpTo(stamp, next, limited), cursor: { offset: next, fingerprint } };
+          return limited ? { kind: "appended", lines, position, more: true } : { kind: "appended", lines, position };
         }
       }
     }
-    const whole: Span = { start: 0, bytes: readFully(fd, 0, stamp.size) };
+    const { span: whole, limited } = readSpan(fd, 0, 0, stamp.size, limit);
     const { lines, offset } = completeLines(whole, 0);
     const cursor = { offset, fingerprint: fingerprintAt([whole], offset) };
-    return { kind: "restarted", reason, lines, position: { stamp, cursor } };
+    const position = { stamp: stampUpTo(stamp, offset, limited), cursor };
+    return limited ? { kind: "restarted", reason, lines, position, more: true } : { kind: "restarted", reason, lines, position };
   } finally {
     fs.closeSync(fd);
   }

@@ -5,7 +5,7 @@
  */
 import type { LogRecord } from "../../domain/session-log.ts";
 import { decodeLines, initialDecoderState, type DecoderState } from "../../domain/session-decoder.ts";
-import { readTail, type FileStamp, type RestartReason, type TailPosition } from "./file-tail.ts";
+import { readTail, type FileStamp, type ReadTailOptions, type RestartReason, type TailPosition } from "./file-tail.ts";
 
 export interface SessionFilePosition extends TailPosition {
   readonly decoder: DecoderState;
@@ -14,24 +14,27 @@ export interface SessionFilePosition extends TailPosition {
 export type SessionFileRead =
   | { readonly kind: "missing" }
   | { readonly kind: "unchanged"; readonly stamp: FileStamp }
-  | { readonly kind: "appended"; readonly records: LogRecord[]; readonly position: SessionFilePosition }
+  /** `more`: a limited read stopped before the end of the file (see ReadTailOptions). */
+  | { readonly kind: "appended"; readonly records: LogRecord[]; readonly position: SessionFilePosition; readonly more?: boolean }
   | {
       readonly kind: "restarted";
       readonly reason: RestartReason;
       readonly records: LogRecord[];
       readonly position: SessionFilePosition;
+      readonly more?: boolean;
     };
 
 /** Synchronous (see file-tail.ts); callers scanning many files yield between files. */
-export function readSessionFile(file: string, previous: SessionFilePosition | null): SessionFileRead {
-  const read = readTail(file, previous);
+export function readSessionFile(file: string, previous: SessionFilePosition | null, options: ReadTailOptions = {}): SessionFileRead {
+  const read = readTail(file, previous, options);
+  const more = read.kind !== "missing" && read.kind !== "unchanged" && read.more === true ? { more: true } : {};
   switch (read.kind) {
     case "missing":
     case "unchanged":
       return read;
     case "appended": {
       const decoded = decodeLines((previous as SessionFilePosition).decoder, read.lines);
-      return { kind: "appended", records: decoded.records, position: { ...read.position, decoder: decoded.state } };
+      return { kind: "appended", records: decoded.records, position: { ...read.position, decoder: decoded.state }, ...more };
     }
     case "restarted": {
       const decoded = decodeLines(initialDecoderState(), read.lines);
@@ -40,6 +43,7 @@ export function readSessionFile(file: string, previous: SessionFilePosition | nu
         reason: read.reason,
         records: decoded.records,
         position: { ...read.position, decoder: decoded.state },
+        ...more,
       };
     }
   }
