@@ -67,7 +67,8 @@ export interface ReceivedMessage {
   type: string;
   data?: unknown;
   seq: number;
-  epoch: string;
+  /** On `hello` only. */
+  epoch?: string;
 }
 
 /** Queues a socket's messages from the moment it is attached (attach before the socket opens). */
@@ -97,5 +98,23 @@ export class MessageQueue {
 
   async next(): Promise<ReceivedMessage> {
     return JSON.parse(await this.nextText()) as ReceivedMessage;
+  }
+
+  /** The next message of type `type` (earlier ones of other types are dropped). */
+  async nextOf(type: string): Promise<ReceivedMessage> {
+    for (;;) {
+      const message = await this.next();
+      if (message.type === type) return message;
+    }
+  }
+
+  /** Messages until (and with) the first one `done` accepts. */
+  async until(done: (message: ReceivedMessage) => boolean): Promise<ReceivedMessage[]> {
+    const out: ReceivedMessage[] = [];
+    for (;;) {
+      const message = await this.next();
+      out.push(message);
+      if (done(message)) return out;
+    }
   }
 }

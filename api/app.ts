@@ -42,6 +42,7 @@ import { FauxScript } from "../adapters/runtime/faux-script.ts";
 import { RuntimeHost, type RuntimeHostOptions } from "../adapters/runtime-host/runtime-host.ts";
 import { resolveAgentDir } from "../adapters/sessions/agent-dir.ts";
 import { resolveDataDir } from "../adapters/sqlite/data-dir.ts";
+import { registerCompression } from "./compression.ts";
 import { eventsRoutes } from "./events.routes.ts";
 import { exportRoutes } from "./export.routes.ts";
 import { fsRoutes } from "./fs.routes.ts";
@@ -90,8 +91,10 @@ export interface BuildAppOptions {
   runtimeHost?: RuntimeHostView;
   /** Events WebSocket heartbeat period. Default 30 s. */
   heartbeatMs?: number;
-  /** Buffered bytes past which an events socket is closed as a slow reader. Default 8 MiB. */
+  /** Live bytes an events stream may hold unsent before its reader counts as slow (closed, 1013). Default 8 MiB. */
   eventsBufferLimitBytes?: number;
+  /** How long an events stream whose socket closed can be resumed. Default 60 s. */
+  eventsResumeWindowMs?: number;
   /** Watch pi's sessions folder. Default true. */
   watchSessions?: boolean;
   /** Home directory of GET /api/pi/fs (`~`). Default: os.homedir(). */
@@ -124,6 +127,8 @@ export const DEFAULT_WEB_DIST_DIR = path.join(repoRoot, "web", "dist");
 
 /** Largest WebSocket frame any socket accepts (routes set lower limits of their own). */
 const MAX_WS_PAYLOAD_BYTES = 1024 * 1024;
+/** WebSocket messages from this size on are compressed when the client accepts permessage-deflate. */
+const WS_COMPRESSION_THRESHOLD_BYTES = 1024;
 
 /** Leyline's version from package.json. */
 export function packageVersion(): string {
@@ -241,11 +246,23 @@ async function registerAll(
   const routeMethods = trackRouteMethods(app);
   // First: its onRequest hook marks upgrade requests (and its onResponse hook then destroys the socket of a
   // refused upgrade), so it must run before the origin policy can answer 403.
-  await app.register(fastifyWebsocket, { options: { maxPayload: MAX_WS_PAYLOAD_BYTES } });
+  // permessage-deflate for messages of 1 KiB and more (snapshots, the session list: a 2,000-session list is
+  // ~1.1 MB of JSON and ~250 KB deflated). Without context takeover each message is compressed on its own, and
+  // only then does ws apply the threshold: small messages (streamed deltas, heartbeats, the client's focus) stay
+  // plain. With takeover ws compresses every message, and zlib's queue delayed even a client's 80-byte focus
+  // message behind the outgoing ones.
+  await app.register(fastifyWebsocket, {
+    options: {
+      maxPayload: MAX_WS_PAYLOAD_BYTES,
+      perMessageDeflate: { threshold: WS_COMPRESSION_THRESHOLD_BYTES, serverNoContextTakeover: true, clientNoContextTakeover: true },
+    },
+  });
   registerOriginPolicy(
     app,
     createOriginPolicy(options.allowedOrigins ?? allowedOriginsFromEnv(env), options.extraHosts ? { extraHosts: options.extraHosts } : {}),
   );
+  // Before any route: it applies to the routes added after it (JSON API responses; see compression.ts).
+  await registerCompression(app);
 
   /** The answer for a request no route matched: 405 for a known path, the SPA shell, or 404. */
   const unmatched = (request: FastifyRequest, reply: FastifyReply): FastifyReply => {
@@ -312,9 +329,11 @@ async function registerAll(
   await app.register(subagentsRoutes, { readSide, runtimeHost, agentDir });
   await app.register(eventsRoutes, {
     runtimeHost,
+    readSide,
     epoch,
     ...(options.heartbeatMs !== undefined ? { heartbeatMs: options.heartbeatMs } : {}),
     ...(options.eventsBufferLimitBytes !== undefined ? { bufferLimitBytes: options.eventsBufferLimitBytes } : {}),
+    ...(options.eventsResumeWindowMs !== undefined ? { resumeWindowMs: options.eventsResumeWindowMs } : {}),
   });
 
   if (webDistDir !== null) {

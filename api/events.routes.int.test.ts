@@ -1,8 +1,10 @@
+import { randomBytes } from "node:crypto";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { Subject } from "rxjs";
 import WebSocket from "ws";
 import { closeTestApps, MessageQueue, testApp } from "./app.fixture.ts";
 import { CLOSE_MESSAGE_TOO_BIG, CLOSE_SLOW_READER, PONG_TEXT, SLOW_READER_REASON } from "./events.routes.ts";
+import { EMPTY_LIVE_STREAM } from "../domain/live/live-stream.ts";
 import type { OpenRuntime, RuntimeHostEvent, RuntimeHostView } from "./runtime-host.ts";
 
 afterEach(closeTestApps);
@@ -31,15 +33,30 @@ function fakeRuntime(id: string): OpenRuntime {
     sessionFile: null,
     summary: () => ({ id, path: "", cwd: "/w", isSubagentSession: false, research: null, firstMessage: "", messageCount: 0 }),
     snapshot: (full) => ({ id, full }),
+    liveStream: () => EMPTY_LIVE_STREAM,
   };
 }
 
+/** Reads `hello` (seq 0, a fresh stream) and returns it. */
+async function hello(queue: MessageQueue): Promise<{ stream: string }> {
+  const message = await queue.next();
+  expect(message).toMatchObject({ type: "hello", seq: 0, data: { resumed: false } });
+  return message.data as { stream: string };
+}
+
 describe("WS /api/pi/events", () => {
-  it("sends runtime_roster first when nothing runs, with seq from 1 and the server epoch", async () => {
+  it("starts with hello (seq 0, with the server epoch), then runtime_roster when nothing runs and the session list, with seq from 1", async () => {
     const { base, epoch } = await listening();
     const { socket, queue, opened } = connect(`ws://${base}/api/pi/events`);
     await opened;
-    expect(await queue.next()).toEqual({ type: "runtime_roster", data: { sessionIds: [] }, seq: 1, epoch });
+    const first = await queue.next();
+    expect(first).toEqual({ type: "hello", data: { stream: expect.any(String), resumed: false, latestSeq: 2 }, seq: 0, epoch });
+    expect(await queue.next()).toEqual({ type: "runtime_roster", data: { sessionIds: [] }, seq: 1 });
+    expect(await queue.next()).toEqual({
+      type: "session_list",
+      data: { revision: expect.any(Number), sessions: [], status: expect.objectContaining({ filesOnDisk: 0, indexed: 0, invalid: 0, invalidPaths: [], ready: true }) },
+      seq: 2,
+    });
     socket.close();
     await queue.closed;
   });
@@ -51,12 +68,13 @@ describe("WS /api/pi/events", () => {
       openRuntimes: () => [fakeRuntime("s1"), fakeRuntime("s2")],
       events$: events,
     };
-    const { base, epoch } = await listening({ runtimeHost: host });
+    const { base } = await listening({ runtimeHost: host });
     const focused = connect(`ws://${base}/api/pi/events?sessionId=s2`);
     const all = connect(`ws://${base}/api/pi/events`);
     const none = connect(`ws://${base}/api/pi/events?sessionId=`);
     await Promise.all([focused.opened, all.opened, none.opened]);
     const queues = { focused: focused.queue, all: all.queue, none: none.queue };
+    for (const queue of Object.values(queues)) await hello(queue);
 
     const take = async (queue: MessageQueue, n: number): Promise<unknown[]> => {
       const out: unknown[] = [];
@@ -64,9 +82,9 @@ describe("WS /api/pi/events", () => {
       return out;
     };
     expect(await take(queues.focused, 3)).toEqual([
-      { type: "active_session", data: { id: "s1", full: false }, seq: 1, epoch },
-      { type: "active_session", data: { id: "s2", full: true }, seq: 2, epoch },
-      { type: "runtime_roster", data: { sessionIds: ["s1", "s2"] }, seq: 3, epoch },
+      { type: "active_session", data: { id: "s1", full: false }, seq: 1 },
+      { type: "active_session", data: { id: "s2", full: true }, seq: 2 },
+      { type: "runtime_roster", data: { sessionIds: ["s1", "s2"] }, seq: 3 },
     ]);
     expect((await take(queues.all, 3)).map((m) => (m as { data: unknown }).data)).toEqual([
       { id: "s1", full: true },
@@ -78,15 +96,18 @@ describe("WS /api/pi/events", () => {
       { id: "s2", full: false },
     ]);
     await take(queues.none, 1);
+    for (const queue of Object.values(queues)) expect((await queue.next()).type).toBe("session_list");
+    // The focused runtime has no file yet: its detail says so.
+    expect((await queues.focused.next()).data).toEqual({ sessionId: "s2", reason: "unsaved", message: "The session has not been written yet" });
 
     // A compact socket gets what the host's filter leaves (null: nothing).
     events.next({ type: "runtime_event", sessionId: "s2", data: (full) => (full ? { activeSessionId: "s2", event: { type: "message_update" } } : null) });
     events.next({ type: "runtime_removed", sessionId: "s1", data: () => ({ id: "s1" }) });
     expect(await take(queues.focused, 2)).toEqual([
-      { type: "runtime_event", data: { activeSessionId: "s2", event: { type: "message_update" } }, seq: 4, epoch },
-      { type: "runtime_removed", data: { id: "s1" }, seq: 5, epoch },
+      { type: "runtime_event", data: { activeSessionId: "s2", event: { type: "message_update" } }, seq: 6 },
+      { type: "runtime_removed", data: { id: "s1" }, seq: 7 },
     ]);
-    expect(await take(queues.none, 1)).toEqual([{ type: "runtime_removed", data: { id: "s1" }, seq: 4, epoch }]);
+    expect(await take(queues.none, 1)).toEqual([{ type: "runtime_removed", data: { id: "s1" }, seq: 5 }]);
     for (const c of [focused, all, none]) c.socket.close();
     await Promise.all([focused.queue.closed, all.queue.closed, none.queue.closed]);
   });
@@ -94,11 +115,17 @@ describe("WS /api/pi/events", () => {
   it("serializes a live message once per variant for every socket; each socket gets the envelope's exact JSON text", async () => {
     const events = new Subject<RuntimeHostEvent>();
     const host: RuntimeHostView = { activeWorkers: () => 1, openRuntimes: () => [], events$: events };
-    const { base, epoch } = await listening({ runtimeHost: host });
+    const { base } = await listening({ runtimeHost: host });
     const urls = ["", "", "?sessionId=s1", "?sessionId=", "?sessionId=other"].map((query) => `ws://${base}/api/pi/events${query}`);
     const clients = urls.map((url) => connect(url));
     await Promise.all(clients.map((c) => c.opened));
-    for (const c of clients) expect((await c.queue.next()).type).toBe("runtime_roster");
+    for (const [i, c] of clients.entries()) {
+      await hello(c.queue);
+      expect((await c.queue.next()).type).toBe("runtime_roster");
+      expect((await c.queue.next()).type).toBe("session_list");
+      // Focused on a session that does not exist: the detail says so.
+      if (urls[i]?.includes("sessionId=s") || urls[i]?.includes("sessionId=o")) expect((await c.queue.next()).type).toBe("session_unavailable");
+    }
 
     // Non-ASCII text and a line separator: the bytes a socket gets must still be JSON.stringify's.
     const full = { activeSessionId: "s1", event: { type: "message_update", text: "é✓\u2028".repeat(2000) } };
@@ -115,8 +142,8 @@ describe("WS /api/pi/events", () => {
       expect(encodings).toHaveLength(2);
       expect(variants.sort()).toEqual([false, true]);
       stringify.mockRestore();
-      const expected = (data: unknown): string => JSON.stringify({ type: "runtime_event", data, seq: 2, epoch });
-      expect(texts).toEqual([expected(full), expected(full), expected(full), expected(compact), expected(compact)]);
+      const expected = (data: unknown, seq: number): string => JSON.stringify({ type: "runtime_event", data, seq });
+      expect(texts).toEqual([expected(full, 3), expected(full, 3), expected(full, 4), expected(compact, 3), expected(compact, 4)]);
     } finally {
       stringify.mockRestore();
     }
@@ -124,7 +151,7 @@ describe("WS /api/pi/events", () => {
     await Promise.all(clients.map((c) => c.queue.closed));
   });
 
-  it("closes a socket whose unsent bytes pass the limit with 1013, queues nothing more for it, and keeps serving others", async () => {
+  it("closes a socket whose unsent live messages pass the limit with 1013, queues nothing more for it, and keeps serving others", async () => {
     const limit = 256 * 1024;
     const events = new Subject<RuntimeHostEvent>();
     const host: RuntimeHostView = { activeWorkers: () => 1, openRuntimes: () => [], events$: events };
@@ -134,13 +161,17 @@ describe("WS /api/pi/events", () => {
     // serves it: once it is cut, nothing is encoded for it any more.
     const stalled = connect(`ws://${base}/api/pi/events?sessionId=`);
     await Promise.all([live.opened, stalled.opened]);
-    expect((await live.queue.next()).type).toBe("runtime_roster");
-    expect((await stalled.queue.next()).type).toBe("runtime_roster");
+    for (const queue of [live.queue, stalled.queue]) {
+      await hello(queue);
+      expect((await queue.next()).type).toBe("runtime_roster");
+      expect((await queue.next()).type).toBe("session_list");
+    }
     const stalledSeqs: number[] = [];
     stalled.socket.on("message", (data: Buffer) => stalledSeqs.push((JSON.parse(data.toString("utf8")) as { seq: number }).seq));
     stalled.socket.pause();
 
-    const big = "x".repeat(64 * 1024);
+    // Incompressible (the socket may deflate what it sends): 64 KiB of random base64.
+    const big = randomBytes(48 * 1024).toString("base64");
     let compactEncodings = 0;
     let sent = 0;
     let idleRounds = 0;
@@ -150,7 +181,7 @@ describe("WS /api/pi/events", () => {
       const before = compactEncodings;
       const n = ++sent;
       events.next({ type: "runtime_event", sessionId: "s1", data: (full) => (full || compactEncodings++, { n, big }) });
-      expect((await live.queue.next()).seq).toBe(n + 1);
+      expect((await live.queue.next()).seq).toBe(n + 2);
       idleRounds = compactEncodings === before ? idleRounds + 1 : 0;
     }
     expect(idleRounds, `the stalled socket was still served after ${sent} messages of 64 KiB`).toBe(3);
@@ -158,28 +189,31 @@ describe("WS /api/pi/events", () => {
     // Once it reads again it gets what was queued before the cut, in order, then the close frame.
     stalled.socket.resume();
     expect(await stalled.queue.closed).toEqual({ code: CLOSE_SLOW_READER, reason: SLOW_READER_REASON });
-    expect(stalledSeqs).toEqual(stalledSeqs.map((_, i) => i + 2));
+    expect(stalledSeqs).toEqual(stalledSeqs.map((_, i) => i + 3));
     expect(stalledSeqs.length).toBeLessThan(sent - 2);
-    expect(stalledSeqs.length * big.length).toBeGreaterThan(limit);
 
     events.next({ type: "runtime_event", sessionId: "s1", data: () => ({ after: true }) });
-    expect(await live.queue.next()).toMatchObject({ seq: sent + 2, data: { after: true } });
+    expect(await live.queue.next()).toMatchObject({ seq: sent + 3, data: { after: true } });
     expect(live.socket.readyState).toBe(WebSocket.OPEN);
     live.socket.close();
     await live.queue.closed;
   });
 
   it("pings on the heartbeat, keeps a socket that answers the literal pong, terminates one that does not", async () => {
-    const { base, epoch } = await listening({ heartbeatMs: 500 });
+    const { base } = await listening({ heartbeatMs: 500 });
     const good = connect(`ws://${base}/api/pi/events`);
     const bad = connect(`ws://${base}/api/pi/events`);
     const silent = connect(`ws://${base}/api/pi/events`);
     await Promise.all([good.opened, bad.opened, silent.opened]);
-    for (const q of [good.queue, bad.queue, silent.queue]) expect((await q.next()).type).toBe("runtime_roster");
+    for (const q of [good.queue, bad.queue, silent.queue]) {
+      await hello(q);
+      expect((await q.next()).type).toBe("runtime_roster");
+      expect((await q.next()).type).toBe("session_list");
+    }
 
     for (let i = 0; i < 3; i++) {
       const ping = await good.queue.next();
-      expect(ping).toEqual({ type: "ping", seq: i + 2, epoch });
+      expect(ping).toEqual({ type: "ping", seq: i + 3 });
       good.socket.send(PONG_TEXT);
     }
     expect(good.socket.readyState).toBe(WebSocket.OPEN);
@@ -203,6 +237,7 @@ describe("WS /api/pi/events", () => {
     big.socket.send("x".repeat(1025));
     expect((await big.queue.closed).code).toBe(CLOSE_MESSAGE_TOO_BIG);
     // The 1 KiB socket is still served: its roster arrived and it closes normally.
+    await hello(ok.queue);
     expect((await ok.queue.next()).type).toBe("runtime_roster");
     ok.socket.close(1000);
     expect((await ok.queue.closed).code).toBe(1000);
@@ -220,6 +255,7 @@ describe("WS /api/pi/events", () => {
     for (const origin of ["http://localhost:5173", "http://[::1]:8080", "https://app.example.com", `http://${base}`]) {
       const c = connect(`ws://${base}/api/pi/events`, { origin });
       await c.opened;
+      expect((await c.queue.next()).type, origin).toBe("hello");
       expect((await c.queue.next()).type, origin).toBe("runtime_roster");
       c.socket.close();
       await c.queue.closed;

@@ -1,64 +1,67 @@
 /**
- * WS /api/pi/events (spec "Event WebSockets" and "WS /api/pi/events").
+ * WS /api/pi/events (spec "Event WebSockets" and "WS /api/pi/events"), carrying the read side live
+ * (domain/live/live-messages.ts is the contract).
  *
- * On connect: one `active_session` per open runtime (full for the ?sessionId runtime, compact for others; no
- * parameter selects all in full, an empty one none), then `runtime_roster { sessionIds }`; afterwards the
- * runtime host's live messages. Every message is `{ type, data, seq, epoch }`: `seq` counts this
- * connection's messages from 1 and `epoch` identifies the server run, so a client can detect a gap or a
- * restart (an addition to the spec; heartbeat pings carry them too and have no `data`).
+ * A connection carries one *stream* (api/events/event-stream.ts): numbered messages that outlive the socket for
+ * `resumeWindowMs`, so a client that reconnects with `?stream=<id>&after=<last seq it applied>` gets exactly what
+ * it missed. Every connection starts with `hello` (seq 0: the stream id, whether it resumed). A fresh stream then
+ * sends, in order:
+ * - one `active_session` per open runtime (full for the focused runtime, compact for others; no `?sessionId`
+ *   selects all in full, an empty one none), a `stream_snapshot` runtime event for a focused runtime that is
+ *   streaming, then `runtime_roster` (the spec's order);
+ * - the session list: `session_list`, then `session_list_delta` as the index or the roster change
+ *   (api/events/session-list-feed.ts: one model for every socket, each delta encoded once);
+ * - the focused session's detail: `session_loading`, `session_snapshot` (chunks), then `session_delta`s, or
+ *   `session_unavailable` (api/events/session-focus.ts);
+ * - the runtime host's live messages (one subscription for every socket; each encoded once per variant, full
+ *   or compact).
+ * Every message is `{ type, data, seq, epoch }`; `epoch` identifies the server run.
  *
- * Heartbeat: every `heartbeatMs` (30 s) the server checks that the previous ping was answered with the exact
- * text `{"type":"pong"}` (other text does not count) and terminates the socket if not, else sends a ping.
- * Client messages over 1 KiB close the socket with 1009. Other client messages are ignored (no commands).
- * A plain HTTP GET answers 426 with the error envelope.
+ * Client messages (at most 1 KiB, else the socket closes with 1009): the heartbeat reply, exactly
+ * `{"type":"pong"}` (every `heartbeatMs` the server checks that its previous ping was answered and terminates
+ * the socket if not), and `{"type":"focus","sessionId":"…"}`, which moves the focus without reconnecting.
+ * Other messages are ignored. A plain HTTP GET answers 426 with the error envelope.
  *
- * Fan-out (issue 9: slow readers must not exhaust the server): one subscription to the host's events serves
- * every socket. Each live message is serialized once per variant (full, compact) into a shared UTF-8 buffer
- * holding `{"type":…,"data":…` (the JSON text without its closing brace); each socket then sends it as the
- * first fragment of a text message and its own `,"seq":N,"epoch":"…"}` as the final fragment. The message a
- * client assembles is byte for byte what `JSON.stringify({ type, data, seq, epoch })` gave before, and the
- * big part is neither re-serialized nor copied per socket (ws writes a server frame's payload as it is).
- *
- * Bound: before each send the socket's buffered bytes (ws `bufferedAmount`: the socket's unsent writes) are
- * checked; past `bufferLimitBytes` (8 MiB) the socket is closed with 1013 "slow reader: resync", leaves the
- * fan-out at once (nothing more is queued for it) and the close is logged once. The client reconnects after
- * its backoff and resyncs (web/src/api/events-machine.ts). A reader that never reads the close frame either
- * is destroyed by ws after its close timeout (30 s), so what such a socket holds stays ≤ the limit plus one
- * message.
+ * Bounds (issue 9: slow readers must not exhaust the server): a stream writes at most its high water mark to the
+ * socket before waiting for the socket to flush; live messages waiting beyond `bufferLimitBytes` (8 MiB) end the
+ * stream and close the socket with 1013 "slow reader: resync" (the client starts a fresh stream); a detached
+ * stream holds at most that much and ends after `resumeWindowMs`.
  */
+import { randomUUID } from "node:crypto";
 import type { FastifyBaseLogger, FastifyPluginAsync } from "fastify";
 import type { Observable, Subscription } from "rxjs";
 import type { WebSocket } from "ws";
+import { EVENTS_PATH, parseClientMessage, PONG_TEXT } from "../domain/live/live-messages.ts";
+import { isLiveStreamActive } from "../domain/live/live-stream.ts";
+import { CLOSE_SLOW_READER, DEFAULT_QUEUE_LIMIT_BYTES, encodeMessageHead, EventStream, SLOW_READER_REASON } from "./events/event-stream.ts";
+import { createSessionFocus, type SessionFocus } from "./events/session-focus.ts";
+import { createSessionListFeed, type SessionListFeed } from "./events/session-list-feed.ts";
 import type { ErrorBody } from "./http-error.ts";
-import { eventFocusOf, isFullFor, type EventFocus, type RuntimeHostEvent, type RuntimeHostView } from "./runtime-host.ts";
+import type { ReadSide } from "./read-side.ts";
+import { eventFocusOf, isFullFor, type EventFocus, type OpenRuntime, type RuntimeHostEvent, type RuntimeHostView } from "./runtime-host.ts";
 
-export const EVENTS_PATH = "/api/pi/events";
+export { CLOSE_SLOW_READER, encodeMessageHead, EVENTS_PATH, PONG_TEXT, SLOW_READER_REASON };
+
 export const HEARTBEAT_INTERVAL_MS = 30_000;
 export const CLIENT_MESSAGE_LIMIT_BYTES = 1024;
-export const PONG_TEXT = '{"type":"pong"}';
 /** WebSocket close code "Message Too Big". */
 export const CLOSE_MESSAGE_TOO_BIG = 1009;
-/** Buffered bytes past which a socket is a slow reader and is closed. */
-export const SLOW_READER_LIMIT_BYTES = 8 * 1024 * 1024;
-/** WebSocket close code "Try Again Later": the slow-reader close (the client reconnects and resyncs). */
-export const CLOSE_SLOW_READER = 1013;
-export const SLOW_READER_REASON = "slow reader: resync";
+/** Close code of a socket whose stream another connection resumed (an application code). */
+export const CLOSE_TAKEN_OVER = 4001;
+/** Live bytes a stream may hold unsent past which its reader is too slow. */
+export const SLOW_READER_LIMIT_BYTES = DEFAULT_QUEUE_LIMIT_BYTES;
+/** How long a stream whose socket closed waits to be resumed. */
+export const RESUME_WINDOW_MS = 60_000;
 
 export interface EventsRoutesOptions {
   readonly runtimeHost: RuntimeHostView;
+  readonly readSide: ReadSide;
   readonly epoch: string;
   readonly heartbeatMs?: number;
-  /** Buffered bytes past which a socket is closed (default SLOW_READER_LIMIT_BYTES; tests lower it). */
+  /** Live bytes a stream may hold unsent (default SLOW_READER_LIMIT_BYTES; tests lower it). */
   readonly bufferLimitBytes?: number;
-}
-
-/**
- * `{"type":…,"data":…` as UTF-8: the serialized message without `seq`, `epoch` and the closing brace. JSON
- * keeps key order, so head + `,"seq":N,"epoch":E}` equals `JSON.stringify({ type, data, seq, epoch })`.
- */
-export function encodeMessageHead(type: string, data?: unknown): Buffer {
-  const json = JSON.stringify(data === undefined ? { type } : { type, data });
-  return Buffer.from(json, "utf8").subarray(0, -1);
+  /** How long a detached stream can be resumed (default RESUME_WINDOW_MS). */
+  readonly resumeWindowMs?: number;
 }
 
 function byteLength(data: unknown): number {
@@ -75,15 +78,15 @@ function asText(data: unknown): string | null {
   return null;
 }
 
-/** One socket as the fan-out sees it. */
+/** One stream as the fan-out sees it: its current focus, and where its messages go. */
 interface FanoutTarget {
   readonly focus: EventFocus;
   sendHead(head: Buffer): void;
 }
 
 /**
- * The host's live messages to every connected socket: subscribed while at least one socket is connected;
- * each message is encoded at most once per variant, only if some socket needs that variant.
+ * The host's live messages to every stream: subscribed while at least one stream exists; each message is encoded
+ * at most once per variant (full, compact), only if some stream needs that variant.
  */
 export class EventFanout {
   private readonly targets = new Set<FanoutTarget>();
@@ -125,7 +128,7 @@ export class EventFanout {
       }
       return head;
     };
-    // A target that closes while sending leaves the set; Set iteration skips it safely.
+    // A target that ends while sending leaves the set; Set iteration skips it safely.
     for (const target of this.targets) {
       const head = headFor(event.sessionId === null || isFullFor(target.focus, event.sessionId));
       if (head !== null) target.sendHead(head);
@@ -133,98 +136,192 @@ export class EventFanout {
   }
 }
 
-/** Runs one events connection until it closes. */
-export function serveEventSocket(
-  socket: WebSocket,
-  options: {
-    runtimeHost: RuntimeHostView;
-    fanout: EventFanout;
-    epoch: string;
-    focus: EventFocus;
-    heartbeatMs: number;
-    bufferLimitBytes: number;
-    log: FastifyBaseLogger;
-  },
-): void {
-  const { runtimeHost, fanout, focus, bufferLimitBytes } = options;
-  const epochTail = `,"epoch":${JSON.stringify(options.epoch)}}`;
-  let seq = 0;
-  let awaitingPong = false;
-  let closed = false;
+/** A stream and what feeds it. */
+interface Channel {
+  readonly stream: EventStream;
+  focus: EventFocus;
+  readonly session: SessionFocus;
+  readonly target: FanoutTarget;
+  readonly list: Subscription;
+  expiry: NodeJS.Timeout | null;
+}
 
-  const stop = (): void => {
-    closed = true;
-    clearInterval(heartbeat);
-    fanout.remove(target);
-  };
+/** The runtime snapshot messages of one runtime for a focus: `active_session`, and what it streams when full. */
+function runtimeSnapshotHeads(runtime: OpenRuntime, full: boolean): Buffer[] {
+  const heads = [encodeMessageHead("active_session", runtime.snapshot(full))];
+  if (full) {
+    const live = runtime.liveStream();
+    if (isLiveStreamActive(live)) {
+      heads.push(encodeMessageHead("runtime_event", { activeSessionId: runtime.sessionId, event: { type: "stream_snapshot", state: live } }));
+    }
+  }
+  return heads;
+}
 
-  /** Closes a socket that does not keep up: it gets nothing more, and the client resyncs on reconnect. */
-  const cutSlowReader = (): void => {
-    const bufferedBytes = socket.bufferedAmount;
-    stop();
-    options.log.warn({ bufferedBytes, limitBytes: bufferLimitBytes, sentMessages: seq }, "events socket closed: slow reader");
-    socket.close(CLOSE_SLOW_READER, SLOW_READER_REASON);
-  };
+/** The focus's session id for the detail subscription (the compatibility focus "all" has none). */
+function focusedSession(focus: EventFocus): string | null {
+  return focus.kind === "one" ? focus.sessionId : null;
+}
 
-  const sendHead = (head: Buffer): void => {
-    if (closed || socket.readyState !== socket.OPEN) return;
-    if (socket.bufferedAmount > bufferLimitBytes) {
-      cutSlowReader();
+export interface EventChannels {
+  /** Serves one connection until it closes. */
+  serve(socket: WebSocket, query: { sessionId?: string; stream?: string; after?: string }, log: FastifyBaseLogger): void;
+  /** Streams alive (attached or waiting to be resumed). */
+  size(): number;
+  close(): void;
+}
+
+export function createEventChannels(options: EventsRoutesOptions & { log: FastifyBaseLogger }): EventChannels {
+  const { runtimeHost, readSide } = options;
+  const heartbeatMs = options.heartbeatMs ?? HEARTBEAT_INTERVAL_MS;
+  const queueLimitBytes = options.bufferLimitBytes ?? SLOW_READER_LIMIT_BYTES;
+  const resumeWindowMs = options.resumeWindowMs ?? RESUME_WINDOW_MS;
+  const fanout = new EventFanout(runtimeHost.events$, options.log);
+  const listFeed: SessionListFeed = createSessionListFeed(readSide, runtimeHost, (error) => options.log.error({ err: error }, "session list feed error"));
+  const channels = new Map<string, Channel>();
+
+  function open(focus: EventFocus, log: FastifyBaseLogger): Channel {
+    const id = randomUUID();
+    const stream = new EventStream({
+      id,
+      epoch: options.epoch,
+      queueLimitBytes,
+      onSlowReader: (details) => log.warn(details, "events socket closed: slow reader"),
+      onEnd: () => {
+        const channel = channels.get(id);
+        if (channel === undefined) return;
+        channels.delete(id);
+        if (channel.expiry !== null) clearTimeout(channel.expiry);
+        fanout.remove(channel.target);
+        channel.list.unsubscribe();
+        channel.session.close();
+      },
+    });
+    const target: FanoutTarget = {
+      get focus() {
+        return channel.focus;
+      },
+      sendHead: (head) => stream.enqueue(head),
+    };
+    // The spec's opening: runtime snapshots, then the roster.
+    const runtimes = runtimeHost.openRuntimes();
+    for (const runtime of runtimes) for (const head of runtimeSnapshotHeads(runtime, isFullFor(focus, runtime.sessionId))) stream.enqueue(head);
+    stream.enqueue(encodeMessageHead("runtime_roster", { sessionIds: runtimes.map((r) => r.sessionId) }));
+    const session = createSessionFocus(stream, { readSide, runtimeHost, listFeed });
+    const channel: Channel = {
+      stream,
+      focus,
+      session,
+      target,
+      list: listFeed.events$.subscribe((event) => {
+        stream.enqueue(event.type === "snapshot" ? encodeMessageHead("session_list", event.data) : event.head());
+      }),
+      expiry: null,
+    };
+    channels.set(id, channel);
+    fanout.add(target);
+    session.set(focusedSession(focus));
+    return channel;
+  }
+
+  /**
+   * Moves a channel's focus: the runtimes whose variant changes get a snapshot in their new variant. The same
+   * focus again asks for the focused session's detail again.
+   */
+  function refocus(channel: Channel, sessionId: string): void {
+    const before = channel.focus;
+    const after = eventFocusOf(sessionId);
+    if (before.kind === after.kind && focusedSession(before) === focusedSession(after)) {
+      channel.session.set(focusedSession(after));
       return;
     }
-    // Two fragments of one text message: the shared head, then this connection's seq and epoch.
-    socket.send(head, { binary: false, fin: false });
-    socket.send(`,"seq":${++seq}${epochTail}`, { binary: false, fin: true });
+    channel.focus = after;
+    for (const runtime of runtimeHost.openRuntimes()) {
+      const full = isFullFor(after, runtime.sessionId);
+      if (full === isFullFor(before, runtime.sessionId)) continue;
+      for (const head of runtimeSnapshotHeads(runtime, full)) channel.stream.enqueue(head);
+    }
+    channel.session.set(focusedSession(after));
+  }
+
+  function serve(socket: WebSocket, query: { sessionId?: string; stream?: string; after?: string }, log: FastifyBaseLogger): void {
+    const after = query.after !== undefined && /^\d+$/.test(query.after) ? Number(query.after) : null;
+    let channel = query.stream !== undefined ? channels.get(query.stream) : undefined;
+    let resumedAfter: number | null = null;
+    if (channel !== undefined && after !== null && channel.stream.canResume(after)) {
+      // A client reconnecting before the server noticed its old socket is gone takes the stream over.
+      channel.stream.takeOver(CLOSE_TAKEN_OVER, "resumed on another connection");
+      resumedAfter = after;
+    } else {
+      // Not resumable (unknown, expired or too far behind): a fresh stream.
+      if (channel !== undefined && !channel.stream.isAttached) channel.stream.end("replaced by a fresh stream");
+      channel = open(eventFocusOf(query.sessionId), log);
+    }
+    const current = channel;
+    if (current.expiry !== null) clearTimeout(current.expiry);
+    current.expiry = null;
+    current.stream.attach(socket, resumedAfter);
+    if (resumedAfter !== null && query.sessionId !== undefined && focusedSession(eventFocusOf(query.sessionId)) !== focusedSession(current.focus)) {
+      refocus(current, query.sessionId);
+    }
+
+    let awaitingPong = false;
+    const heartbeat = setInterval(() => {
+      if (awaitingPong) {
+        socket.terminate();
+        return;
+      }
+      awaitingPong = true;
+      current.stream.enqueue(encodeMessageHead("ping"));
+    }, heartbeatMs);
+
+    socket.on("message", (data: unknown, isBinary: boolean) => {
+      if (byteLength(data) > CLIENT_MESSAGE_LIMIT_BYTES) {
+        socket.close(CLOSE_MESSAGE_TOO_BIG, "Message too big");
+        return;
+      }
+      const text = isBinary ? null : asText(data);
+      const message = text === null ? null : parseClientMessage(text);
+      if (message === null) return;
+      if (message.type === "pong") awaitingPong = false;
+      else if (message.type === "focus") refocus(current, message.sessionId);
+    });
+
+    socket.on("close", () => {
+      clearInterval(heartbeat);
+      current.stream.detach(socket);
+      if (current.stream.isEnded || current.stream.isAttached) return;
+      current.expiry = setTimeout(() => current.stream.end("not resumed"), resumeWindowMs);
+      current.expiry.unref();
+    });
+  }
+
+  return {
+    serve,
+    size: () => channels.size,
+    close() {
+      for (const channel of [...channels.values()]) channel.stream.end("server closing");
+      listFeed.close();
+    },
   };
-  const target: FanoutTarget = { focus, sendHead };
-
-  const heartbeat = setInterval(() => {
-    if (awaitingPong) {
-      socket.terminate();
-      return;
-    }
-    awaitingPong = true;
-    sendHead(encodeMessageHead("ping"));
-  }, options.heartbeatMs);
-
-  const runtimes = runtimeHost.openRuntimes();
-  for (const runtime of runtimes) sendHead(encodeMessageHead("active_session", runtime.snapshot(isFullFor(focus, runtime.sessionId))));
-  sendHead(encodeMessageHead("runtime_roster", { sessionIds: runtimes.map((r) => r.sessionId) }));
-  if (!closed) fanout.add(target);
-
-  socket.on("message", (data: unknown, isBinary: boolean) => {
-    if (byteLength(data) > CLIENT_MESSAGE_LIMIT_BYTES) {
-      socket.close(CLOSE_MESSAGE_TOO_BIG, "Message too big");
-      return;
-    }
-    if (!isBinary && asText(data) === PONG_TEXT) awaitingPong = false;
-  });
-
-  socket.on("close", stop);
 }
 
 export const eventsRoutes: FastifyPluginAsync<EventsRoutesOptions> = async (app, options) => {
-  const heartbeatMs = options.heartbeatMs ?? HEARTBEAT_INTERVAL_MS;
-  const bufferLimitBytes = options.bufferLimitBytes ?? SLOW_READER_LIMIT_BYTES;
-  const fanout = new EventFanout(options.runtimeHost.events$, app.log);
-  app.route<{ Querystring: { sessionId?: string } }>({
+  const channels = createEventChannels({ ...options, log: app.log });
+  app.addHook("onClose", async () => channels.close());
+  app.route<{ Querystring: { sessionId?: string; stream?: string; after?: string } }>({
     method: "GET",
     url: EVENTS_PATH,
-    schema: { querystring: { type: "object", properties: { sessionId: { type: "string" } } } },
+    schema: {
+      querystring: {
+        type: "object",
+        properties: { sessionId: { type: "string" }, stream: { type: "string" }, after: { type: "string" } },
+      },
+    },
     handler: async (_request, reply) => {
       const body: ErrorBody = { error: "This endpoint requires a WebSocket upgrade" };
       return reply.code(426).header("upgrade", "websocket").send(body);
     },
-    wsHandler: (socket, request) => {
-      serveEventSocket(socket, {
-        runtimeHost: options.runtimeHost,
-        fanout,
-        epoch: options.epoch,
-        focus: eventFocusOf(request.query.sessionId),
-        heartbeatMs,
-        bufferLimitBytes,
-        log: request.log,
-      });
-    },
+    wsHandler: (socket, request) => channels.serve(socket, request.query, request.log),
   });
 };

@@ -11,7 +11,7 @@ import { exportFileNames } from "../projections/session-export/export-filename.t
 import { danglingAnchors, externalReferences, foreignMarkup } from "../projections/session-export/export-html.fixture.ts";
 import { HOSTILE, REPORT_ENTRY_ID, RESEARCH_SESSION_ID, writeResearchSession } from "../test/support/research-session.ts";
 import { closeTestApps, copyFixture, testApp, testDirs } from "./app.fixture.ts";
-import type { SessionDetail } from "./session-detail.ts";
+import type { SessionDetail } from "../domain/session-detail.ts";
 
 afterEach(closeTestApps);
 

@@ -73,18 +73,18 @@ export const exportRoutes: FastifyPluginAsync<ExportRoutesOptions> = async (app,
 
   /** What to export for `id` (see the module comment). */
   async function exportSource(id: string, given: string | undefined): Promise<Omit<SessionExportInput, "exportedAt" | "generator">> {
-    const { index } = await readSide.ready();
+    const { index, details } = await readSide.ready();
     if (given !== undefined && given.trim() !== "") {
       const file = resolveSessionPath(given);
       if (!fs.existsSync(file)) throw new HttpError(404, SESSION_NOT_FOUND);
-      const detail = await loadSessionDetail(index, file);
+      const detail = await loadSessionDetail(details, file);
       if (detail === null || detail.session.id !== id) throw new HttpError(500, "Session path does not match id");
       return { session: detail.session, research: detail.session.research, entries: detail.entries };
     }
     const runtime = runtimeHost.openRuntimes().find((r) => r.sessionId === id);
     const file = index.list().find((s) => s.id === id)?.path ?? runtime?.sessionFile ?? null;
     if (file !== null) {
-      const detail = await loadSessionDetail(index, file);
+      const detail = await loadSessionDetail(details, file);
       if (detail !== null && detail.session.id === id) {
         return { session: detail.session, research: detail.session.research, entries: detail.entries };
       }

@@ -5,7 +5,8 @@
  * worker is disposed, then the session index and the database close) and exit 0.
  * Logs (warnings and errors) go to stderr; LEYLINE_LOG_LEVEL changes the level.
  * Once it listens, runtime workers started from then on get the API base URL (LEYLINE_API_URL, see
- * adapters/runtime/runtime-protocol.ts): bundled extensions call internal routes such as POST /api/pi/subagent.
+ * adapters/runtime/runtime-protocol.ts): bundled extensions call internal routes such as POST /api/pi/subagent
+ * (the spare worker, started before that, gets it with its `open`).
  */
 import { pathToFileURL } from "node:url";
 import { buildApp, DEFAULT_WEB_DIST_DIR } from "./app.ts";
@@ -67,7 +68,8 @@ async function main(): Promise<void> {
   const app = await buildApp({
     logger: { level: process.env.LEYLINE_LOG_LEVEL ?? "warn", stream: process.stderr },
     webDistDir: DEFAULT_WEB_DIST_DIR,
-    runtimeHostOptions: { apiUrl: () => api.url },
+    // One worker started ahead (pi imported, no session): the first action on a session skips the worker's start.
+    runtimeHostOptions: { apiUrl: () => api.url, spareWorker: true },
   });
 
   // A terminal's Ctrl-C reaches both `npm start`'s wrapper and this process, and the wrapper forwards it too:

@@ -7,20 +7,18 @@
 import type { SessionSummary } from "../domain/session-summary.ts";
 import { createPiSessionIndex } from "../adapters/sessions/pi-session-index.ts";
 import type { SessionIndex } from "../adapters/sessions/session-index.ts";
+import { createSessionDetailFeeds, type SessionDetailFeeds } from "../adapters/sessions/session-detail-feeds.ts";
 import { openLeylineDatabase, type LeylineDatabaseHandle } from "../adapters/sqlite/database.ts";
-import { sessionSummaryProjection } from "../projections/session-summary.projection.ts";
-import { transcriptProjection } from "../projections/transcript.projection.ts";
-import type { AnyProjection } from "../adapters/projections/file-fold.ts";
+import { DETAIL_PROJECTIONS } from "../adapters/sessions/detail-feed-host.ts";
 
 /** What an opened session holds in memory (`index.session$`): the summary and the active-branch transcript. */
-export const DETAIL_PROJECTIONS: readonly AnyProjection[] = [
-  sessionSummaryProjection as AnyProjection,
-  transcriptProjection as AnyProjection,
-];
+export { DETAIL_PROJECTIONS };
 
 export interface ReadSideServices {
   readonly database: LeylineDatabaseHandle;
   readonly index: SessionIndex<SessionSummary>;
+  /** Session details kept live for sockets and GET /api/pi/sessions/:id (adapters/sessions/session-detail-feeds.ts). */
+  readonly details: SessionDetailFeeds;
 }
 
 export type ReadSidePhase = "opening-database" | "indexing" | "ready" | "failed" | "closed";
@@ -66,7 +64,7 @@ export function openReadSide(options: ReadSideOptions): ReadSide {
     });
     await index.ready;
     if (closing) throw new Error("The read side was closed while it opened");
-    services = { database, index };
+    services = { database, index, details: createSessionDetailFeeds() };
     phase = "ready";
     return services;
   })();
@@ -87,6 +85,7 @@ export function openReadSide(options: ReadSideOptions): ReadSide {
       closing = true;
       await opened.catch(() => undefined);
       phase = "closed";
+      services?.details.close();
       services = null;
       const openIndex = index as SessionIndex<SessionSummary> | null;
       const openDatabase = database as LeylineDatabaseHandle | null;

@@ -14,7 +14,7 @@ import { RESEARCH_CUSTOM_TYPE, type ResearchState } from "../domain/research/res
 import type { Active } from "../domain/runtime/runtime-types.ts";
 import type { SessionSummary } from "../domain/session-summary.ts";
 import { call, EventCollector, listenForEvents, runtimeApiSuite } from "./runtime-api.fixture.ts";
-import type { SessionDetail } from "./session-detail.ts";
+import type { SessionDetail } from "../domain/session-detail.ts";
 
 /** `research_probe` appends a plan with `threads` threads and one source to the current research session. */
 const researchProbe: ExtensionFactory = (pi) => {

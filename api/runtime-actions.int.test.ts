@@ -9,6 +9,7 @@ import path from "node:path";
 import type { FastifyInstance } from "fastify";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { messageTexts, recordHost } from "../adapters/runtime-host/runtime-host-test-support.ts";
+import { streamedReplies } from "../adapters/runtime/runtime-test-support.ts";
 import type { Active } from "../domain/runtime/runtime-types.ts";
 import { ULTRAFAST_UNAVAILABLE } from "./runtime-actions.routes.ts";
 import { call, EventCollector, handleOf, listenForEvents, runtimeApiSuite, settled } from "./runtime-api.fixture.ts";
@@ -77,24 +78,21 @@ describe("runtime API (in-process workers)", () => {
 
     await events.until(() => events.runtimeEvents(active.id).some((e) => e.type === "agent_end"), "agent_end on the socket");
     const piEvents = events.runtimeEvents(active.id);
-    const deltas = piEvents
-      .filter((e) => e.type === "message_update")
-      .map((e) => e["assistantMessageEvent"] as { type: string; delta?: string })
-      .filter((e) => e.type === "text_delta")
-      .map((e) => e.delta ?? "");
-    expect(deltas.length).toBeGreaterThan(0);
-    expect(deltas.join("")).toBe("Hello from the faux model.");
+    expect(piEvents.filter((e) => e.type === "stream_delta").length).toBeGreaterThan(0);
+    expect(streamedReplies(piEvents)).toEqual(["Hello from the faux model."]);
     const actives = events.messages.filter((m) => m.type === "active_session" && (m.data as Active).id === active.id);
     expect(actives.length).toBeGreaterThan(1);
+    // hello (seq 0), then the stream numbered from 1
     const seqs = events.messages.map((m) => m.seq);
-    expect(seqs).toEqual(seqs.map((_, i) => i + 1));
+    expect(seqs).toEqual(seqs.map((_, i) => i));
+    expect(events.messages[0]?.type).toBe("hello");
     await settled(app, active.id, 2);
 
-    // a second socket gets one active_session per open runtime, then the roster
+    // a second socket gets hello, one active_session per open runtime, then the roster
     const late = EventCollector.connect(eventsUrl);
     sockets.push(late);
-    await late.until(() => late.messages.length >= 2, "late connect");
-    expect(late.messages.slice(0, 2).map((m) => m.type)).toEqual(["active_session", "runtime_roster"]);
+    await late.until(() => late.messages.length >= 3, "late connect");
+    expect(late.messages.slice(0, 3).map((m) => m.type)).toEqual(["hello", "active_session", "runtime_roster"]);
 
     const renamed = await call(app, "PATCH", `/api/pi/sessions/${active.id}`, { name: "  My   session " });
     expect(renamed.status).toBe(200);

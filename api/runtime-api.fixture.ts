@@ -109,7 +109,8 @@ export interface EventMessageRecord {
   type: string;
   data?: unknown;
   seq: number;
-  epoch: string;
+  /** On `hello` only. */
+  epoch?: string;
 }
 
 export class EventCollector {

@@ -50,12 +50,14 @@ describe("runtime API with forked workers", () => {
     const prompt = await call(app, "POST", "/api/pi/prompt", { text: "hello worker" });
     expect(prompt.body).toMatchObject({ ok: true, queued: false });
     await events.until(() => events?.runtimeEvents(id).some((e) => e.type === "agent_end") ?? false, "agent_end");
-    expect(events.runtimeEvents(id).some((e) => e.type === "message_update")).toBe(false);
+    expect(events.runtimeEvents(id).some((e) => e.type === "stream_delta")).toBe(false);
     const focused = EventCollector.connect(`${wsUrl()}?sessionId=${id}`);
-    await focused.until(() => focused.messages.length >= 2, "focused connect");
-    expect(focused.messages.slice(0, 2).map((m) => m.type)).toEqual(["active_session", "runtime_roster"]);
+    await focused.until(() => focused.messages.length >= 3, "focused connect");
+    expect(focused.messages.slice(0, 3).map((m) => m.type)).toEqual(["hello", "active_session", "runtime_roster"]);
     // the full snapshot carries the confirmation records; compact ones do not
-    expect((focused.messages[0]?.data as Active).state.extensionUi.confirmations).toEqual([]);
+    expect((focused.messages[1]?.data as Active).state.extensionUi.confirmations).toEqual([]);
+    // and the focused session's detail follows, from the read side
+    await focused.until(() => focused.messages.some((m) => m.type === "session_snapshot"), "session snapshot");
     await focused.close();
 
     const file = handle?.sessionFile ?? "";

@@ -11,6 +11,7 @@
  *   updates, roster changes) fanned out to every events socket, full or compact per the socket's ?sessionId.
  */
 import { EMPTY, type Observable } from "rxjs";
+import type { LiveStreamState } from "../domain/live/live-stream.ts";
 import type { SessionSummary } from "../domain/session-summary.ts";
 
 /** Which runtimes a socket receives in full: all (no ?sessionId), one (?sessionId=id) or none (?sessionId=). */
@@ -35,6 +36,11 @@ export interface OpenRuntime {
   summary(): SessionSummary;
   /** The spec's `Active` snapshot: full (promptQueue items, state) or compact (promptQueue count/held/error). */
   snapshot(full: boolean): unknown;
+  /**
+   * What the runtime is streaming right now (domain/live/live-stream.ts): a full subscriber arriving while
+   * `isLiveStreamActive` gets it as a `stream_snapshot` runtime event after the runtime's `active_session`.
+   */
+  liveStream(): LiveStreamState;
 }
 
 /** One live message for the events sockets. `data(full)` returns null when a compact socket gets nothing. */

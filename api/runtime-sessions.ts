@@ -14,7 +14,8 @@ import { SESSION_NOT_FOUND } from "../adapters/runtime-host/runtime-host-error.t
 import { readSessionHeader } from "../adapters/runtime/worker-runtime.ts";
 import { HttpError } from "./http-error.ts";
 import type { ReadSide } from "./read-side.ts";
-import { readOnlyOf, type SessionDetail } from "./session-detail.ts";
+import type { SessionDetail } from "../domain/session-detail.ts";
+import { readOnlyOf } from "../projections/session-detail.ts";
 import { loadSessionDetail } from "./sessions.routes.ts";
 
 export { SESSION_NOT_FOUND };
@@ -65,7 +66,7 @@ export async function openSessionFile(host: RuntimeHost, file: string): Promise<
   } catch {
     // Not a readable session header: the runtime's own open reports it, as before.
   }
-  const readOnly = cwd === null ? null : readOnlyOf(cwd);
+  const readOnly = cwd === null ? null : readOnlyOf(cwd, fs.existsSync);
   if (readOnly !== null) throw new HttpError(409, readOnly.message);
   return host.open({ sessionFile: file });
 }
@@ -104,9 +105,9 @@ function unsavedSettings(handle: RuntimeHandle): Pick<SessionDetail["session"], 
 export async function detailOf(readSide: ReadSide, handle: RuntimeHandle): Promise<SessionDetail> {
   const file = handle.sessionFile;
   if (file !== null && fs.existsSync(file)) {
-    const { index } = await readSide.ready();
+    const { index, details } = await readSide.ready();
     await index.touch([file]);
-    const detail = await loadSessionDetail(index, file);
+    const detail = await loadSessionDetail(details, file);
     if (detail !== null) return detail;
   }
   return unsavedDetail(handle);

@@ -60,9 +60,9 @@ export const sessionResetRoutes: FastifyPluginAsync<SessionResetRoutesOptions> =
     const copy = readResetCopy(id, trashPath, host.trashDir);
     await closeIdleRuntime(host, id, "undo a reset");
     const { trashPath: trashed } = restoreResetCopy(file, copy, { trashDir: host.trashDir, now: Date.now() });
-    const { index } = await readSide.ready();
+    const { index, details } = await readSide.ready();
     await index.touch([file]);
-    const detail = await loadSessionDetail(index, file);
+    const detail = await loadSessionDetail(details, file);
     if (detail === null) throw new HttpError(500, "The restored session file cannot be read");
     return { ok: true, detail, trashed: { path: trashed } };
   });

@@ -11,8 +11,8 @@
  *   else by file, else the newest session of the folder (open runtimes first); unresolved → 404;
  * - GET /api/pi/state?cwd&refresh → `{ active }`: the selected runtime's snapshot when its folder matches and
  *   no refresh is asked, else a temporary preview (runtime-preview.ts; id ""): it holds a slot of the host's
- *   capacity (503 when full), is shared per folder while being built and reused for a few seconds unless
- *   `refresh` is asked.
+ *   capacity (503 when full), is shared per folder while being built and served again from a cache while the
+ *   files it read are unchanged, unless `refresh` is asked.
  *
  * Deliberate departures from the spec's "currently" statuses: a missing cwd or a bad kind is 400 (not 500),
  * and an unknown id on PATCH/DELETE is 404 (not 500), as on every other route with an id.

@@ -5,7 +5,8 @@ import { NEVER } from "rxjs";
 import { createPiHarness, type PiHarness } from "../test/support/pi-harness.ts";
 import type { SessionSummary } from "../domain/session-summary.ts";
 import { closeTestApps, copyFixture, testApp, testDirs } from "./app.fixture.ts";
-import type { SessionDetail } from "./session-detail.ts";
+import type { SessionDetail } from "../domain/session-detail.ts";
+import { EMPTY_LIVE_STREAM } from "../domain/live/live-stream.ts";
 import type { OpenRuntime, RuntimeHostView } from "./runtime-host.ts";
 
 afterEach(closeTestApps);
@@ -137,6 +138,7 @@ describe("GET /api/pi/sessions", () => {
       sessionFile: file,
       summary: () => summary(id, file ?? ""),
       snapshot: () => ({ id }),
+      liveStream: () => EMPTY_LIVE_STREAM,
     });
     const host: RuntimeHostView = {
       activeWorkers: () => 2,

@@ -6,21 +6,21 @@
  *   equal `:id` (missing file or unknown id → 404, a file that is not that session → 500);
  * - GET /api/pi/sessions/by-path?path= → SessionDetail (missing query → 400, unresolvable → 404).
  *
- * Details fold the file with the session-summary and transcript projections through the index's `session$`
- * (shared with any live subscriber, dropped after the request otherwise).
+ * Details come from the kept read model in the detail worker (adapters/sessions/session-detail-feeds.ts): folded
+ * once, then kept up to date from appended lines and shared with the events socket's subscribers; a repeated
+ * request costs a stat and sends the JSON built for that revision.
  */
 import fs from "node:fs";
 import path from "node:path";
-import type { FastifyPluginAsync } from "fastify";
-import { firstValueFrom } from "rxjs";
+import type { FastifyPluginAsync, FastifyReply } from "fastify";
+import type { SessionDetail } from "../domain/session-detail.ts";
 import type { SessionSummary } from "../domain/session-summary.ts";
-import type { SessionIndex } from "../adapters/sessions/session-index.ts";
+import type { DetailBody, SessionDetailFeeds } from "../adapters/sessions/session-detail-feeds.ts";
 import { expandHome } from "../adapters/sqlite/data-dir.ts";
 import { SESSION_NOT_FOUND } from "../adapters/runtime-host/runtime-host-error.ts";
 import { HttpError } from "./http-error.ts";
 import type { ReadSide } from "./read-side.ts";
 import type { RuntimeHostView } from "./runtime-host.ts";
-import { selectSessionDetail, type SessionDetail } from "./session-detail.ts";
 
 export interface SessionsRoutesOptions {
   readonly readSide: ReadSide;
@@ -45,8 +45,8 @@ export function resolveSessionPath(value: string): string {
   return path.resolve(expandHome(value.trim()));
 }
 
-/** The detail of a session file, or null when the file is missing or is not a session. */
-export async function loadSessionDetail(index: SessionIndex<SessionSummary>, file: string): Promise<SessionDetail | null> {
+/** The detail of a session file as JSON, or null when the file is missing or is not a session. */
+async function detailBodyOf(details: SessionDetailFeeds, file: string): Promise<DetailBody | null> {
   let stat: fs.Stats;
   try {
     stat = await fs.promises.stat(file);
@@ -54,9 +54,23 @@ export async function loadSessionDetail(index: SessionIndex<SessionSummary>, fil
     return null;
   }
   if (!stat.isFile()) return null;
-  const snapshot = await firstValueFrom(index.session$(file));
-  if (!snapshot.exists) return null;
-  return selectSessionDetail(snapshot.states, { path: file, mtimeMs: stat.mtimeMs, version: snapshot.stats.version });
+  return details.detailJson(file);
+}
+
+/** The detail of a session file, or null when the file is missing or is not a session. */
+export async function loadSessionDetail(details: SessionDetailFeeds, file: string): Promise<SessionDetail | null> {
+  let stat: fs.Stats;
+  try {
+    stat = await fs.promises.stat(file);
+  } catch {
+    return null;
+  }
+  return stat.isFile() ? details.detail(file) : null;
+}
+
+/** Sends a detail's JSON as the detail worker built it for its revision. */
+function sendDetail(reply: FastifyReply, body: DetailBody): FastifyReply {
+  return reply.type("application/json; charset=utf-8").send(body.json);
 }
 
 const pathQuerySchema = {
@@ -76,38 +90,38 @@ export const sessionsRoutes: FastifyPluginAsync<SessionsRoutesOptions> = async (
   app.get<{ Querystring: { path?: string } }>(
     "/api/pi/sessions/by-path",
     { schema: { querystring: pathQuerySchema } },
-    async (request) => {
+    async (request, reply) => {
       const value = request.query.path;
       if (value === undefined || value.trim() === "") throw new HttpError(400, "Missing query parameter: path");
-      const { index } = await readSide.ready();
-      const detail = await loadSessionDetail(index, resolveSessionPath(value));
-      if (detail === null) throw new HttpError(404, SESSION_NOT_FOUND);
-      return detail;
+      const { details } = await readSide.ready();
+      const body = await detailBodyOf(details, resolveSessionPath(value));
+      if (body === null) throw new HttpError(404, SESSION_NOT_FOUND);
+      return sendDetail(reply, body);
     },
   );
 
   app.get<{ Params: { id: string }; Querystring: { path?: string } }>(
     "/api/pi/sessions/:id",
     { schema: { querystring: pathQuerySchema, params: { type: "object", properties: { id: { type: "string" } } } } },
-    async (request) => {
+    async (request, reply) => {
       const { id } = request.params;
-      const { index } = await readSide.ready();
+      const { index, details } = await readSide.ready();
       const given = request.query.path;
       if (given !== undefined && given.trim() !== "") {
         const file = resolveSessionPath(given);
         if (!fs.existsSync(file)) throw new HttpError(404, SESSION_NOT_FOUND);
-        const detail = await loadSessionDetail(index, file);
+        const body = await detailBodyOf(details, file);
         // Spec: an id and path mismatch is a 500 (a file that is no session cannot match either).
-        if (detail === null || detail.session.id !== id) throw new HttpError(500, "Session path does not match id");
-        return detail;
+        if (body === null || body.sessionId !== id) throw new HttpError(500, "Session path does not match id");
+        return sendDetail(reply, body);
       }
       const runtime = runtimeHost.openRuntimes().find((r) => r.sessionId === id && r.sessionFile !== null);
       const summary = index.list().find((s) => s.id === id);
       const file = summary?.path ?? runtime?.sessionFile ?? null;
       if (file === null) throw new HttpError(404, SESSION_NOT_FOUND);
-      const detail = await loadSessionDetail(index, file);
-      if (detail === null || detail.session.id !== id) throw new HttpError(404, SESSION_NOT_FOUND);
-      return detail;
+      const body = await detailBodyOf(details, file);
+      if (body === null || body.sessionId !== id) throw new HttpError(404, SESSION_NOT_FOUND);
+      return sendDetail(reply, body);
     },
   );
 };

@@ -1,11 +1,14 @@
 /**
- * Repository of projection checkpoints (plain functions, `db` first). Heads (stamp, key, summary) are read
- * without the full state so a warm start never parses large JSON; bodies are read one file at a time, only
- * when folding must resume.
+ * Repository of projection checkpoints (plain functions, `db` first). A warm start reads the stored summaries
+ * of its folder alone (`loadStoredSummaries`), then the heads (stamp, key, summary) for the check against the
+ * disk; neither touches the full state, so a warm start never parses large JSON. Bodies are read one file at a
+ * time, only when folding must resume.
  */
+import nodePath from "node:path";
 import type { Kysely } from "kysely";
 import type { DecoderState } from "../../domain/session-decoder.ts";
 import type { FileStamp, TailCursor } from "../session-files/file-tail.ts";
+import { sqliteConnectionOf } from "../sqlite/database.ts";
 import type { LeylineDatabase } from "../sqlite/leyline-database.ts";
 
 export interface CheckpointHead {
@@ -46,6 +49,74 @@ export async function loadCheckpointHeads(db: Kysely<LeylineDatabase>, scope: st
     projectionKey: row.projection_key,
     summaryJson: row.summary,
   }));
+}
+
+/** A stored summary column, as a warm start lists it before any file is checked. */
+export interface StoredSummary {
+  readonly path: string;
+  /** JSON text, or null when the set summarised the file as null. */
+  readonly summaryJson: string | null;
+}
+
+/**
+ * The stored summaries of the files below `folder` (any depth, as `isInside` in adapters/sessions says), in path
+ * order; null when any of them was made with another projection key than `currentKey` (those summaries may
+ * have another shape: the files must be folded again first).
+ *
+ * This is what a warm start waits for before the list can be served, and its cost grows with the number of
+ * sessions, so it reads only the path and summary columns (stamps and keys are loaded later, for the check
+ * against the disk), compares the key inside SQLite, and runs as a prepared better-sqlite3 statement returning
+ * arrays when the connection is at hand (`sqliteConnectionOf`): Kysely's driver would prepare it again and
+ * build an object per row. The Kysely query below is the same read, for any other Kysely instance.
+ */
+export async function loadStoredSummaries(
+  db: Kysely<LeylineDatabase>,
+  scope: string,
+  folder: string,
+  currentKey: string,
+): Promise<StoredSummary[] | null> {
+  const [low, high] = below(folder);
+  const sqlite = sqliteConnectionOf(db);
+  if (sqlite !== null) {
+    const rows = sqlite
+      .prepare<[string, string, string, string], SummaryRow>(STORED_SUMMARIES_SQL)
+      .raw(true)
+      .all(currentKey, scope, low, high);
+    const stored = new Array<StoredSummary>(rows.length);
+    for (let i = 0; i < rows.length; i++) {
+      const [path, summaryJson, current] = rows[i] as SummaryRow;
+      if (current !== 1) return null;
+      stored[i] = { path, summaryJson };
+    }
+    return stored;
+  }
+  const rows = await db
+    .selectFrom("projection_checkpoints")
+    .select(["path", "summary", "projection_key"])
+    .where("scope", "=", scope)
+    .where("path", ">", low)
+    .where("path", "<", high)
+    .orderBy("path")
+    .execute();
+  if (rows.some((row) => row.projection_key !== currentKey)) return null;
+  return rows.map((row) => ({ path: row.path, summaryJson: row.summary }));
+}
+
+/** Path, summary, 1 when made with the current key (else 0). */
+type SummaryRow = [string, string | null, number];
+
+/** Reads the covering index `projection_checkpoints_heads` (migrations/0001) in path order, never the states. */
+const STORED_SUMMARIES_SQL = `select path, summary, projection_key = ?
+from projection_checkpoints
+where scope = ? and path > ? and path < ?
+order by path`;
+
+/**
+ * The bounds of the paths below `folder` in SQLite's byte order: greater than `folder/`, less than `folder`
+ * followed by the character after the separator (`0` after `/`).
+ */
+function below(folder: string): [string, string] {
+  return [folder + nodePath.sep, folder + String.fromCharCode(nodePath.sep.charCodeAt(0) + 1)];
 }
 
 /** The full checkpoint of one file, or null when there is none or it cannot be parsed (a cache miss). */

@@ -15,6 +15,7 @@ import type { LeylineDatabase } from "../sqlite/leyline-database.ts";
 import {
   loadCheckpointBody,
   loadCheckpointHeads,
+  loadStoredSummaries,
   writeCheckpoints,
   type CheckpointHead,
   type CheckpointWrite,
@@ -35,6 +36,13 @@ export interface ProjectionSet<Summary> {
   readonly projections: readonly AnyProjection[];
   /** The small, listable result kept in the summary column; null = not listable (e.g. not a session file). */
   summarize(states: ProjectionStates, file: { path: string; mtimeMs: number }): Summary | null;
+}
+
+/** A stored summary of one file, with the summary column it was parsed from. */
+export interface FolderSummary<Summary> {
+  readonly path: string;
+  readonly summaryJson: string | null;
+  readonly summary: Summary | null;
 }
 
 export interface ScanFile {
@@ -64,6 +72,11 @@ export interface ProjectionRunner<Summary> {
   readonly key: string;
   /** Stored checkpoint heads by path (no state parsing). */
   loadHeads(): Promise<Map<string, CheckpointHead>>;
+  /**
+   * The stored summaries of the files below `folder`, parsed, in path order (what a warm start lists before any
+   * file is checked); null when any of them was made by other projections (see `loadStoredSummaries`).
+   */
+  loadFolderSummaries(folder: string): Promise<FolderSummary<Summary>[] | null>;
   /**
    * Brings every file up to date from its checkpoint and stores the changed checkpoints (and removes those of
    * missing files) in one transaction. `heads` are the checkpoints the caller knows (from `loadHeads` or
@@ -110,8 +123,9 @@ export function createProjectionRunner<Summary>(
   const concurrency = Math.max(1, options.concurrency ?? 8);
 
   let lastScanTimings = { foldMs: 0, writeMs: 0 };
-  const parseSummary = (head: CheckpointHead): Summary | null =>
-    head.summaryJson === null ? null : (JSON.parse(head.summaryJson) as Summary);
+  const parseSummaryJson = (json: string | null): Summary | null =>
+    json === null ? null : (JSON.parse(json) as Summary);
+  const parseSummary = (head: CheckpointHead): Summary | null => parseSummaryJson(head.summaryJson);
 
   async function scanOne(
     file: ScanFile,
@@ -176,6 +190,16 @@ export function createProjectionRunner<Summary>(
     async loadHeads() {
       const heads = await loadCheckpointHeads(db, set.scope);
       return new Map(heads.map((h) => [h.path, h]));
+    },
+    async loadFolderSummaries(folder) {
+      const stored = await loadStoredSummaries(db, set.scope, folder, key);
+      if (stored === null) return null;
+      const summaries = new Array<FolderSummary<Summary>>(stored.length);
+      for (let i = 0; i < stored.length; i++) {
+        const { path, summaryJson } = stored[i] as (typeof stored)[number];
+        summaries[i] = { path, summaryJson, summary: parseSummaryJson(summaryJson) };
+      }
+      return summaries;
     },
     lastTimings: () => lastScanTimings,
     async scan(files, heads, forget = []) {

@@ -3,7 +3,9 @@
  * decider in domain/prompt-queue) and its `Active` snapshot (the active-runtime projection, folded with
  * `fold`). Worker snapshots, pi session events and extension UI requests go into the projection; every rise
  * of `snapshotRevision` is published as `active_session` (plus `extension_ui` when the extension UI changed),
- * every pi event as `runtime_event`, extension errors as `extension_error`.
+ * every session event as `runtime_event`, extension errors as `extension_error`. It also folds what the
+ * runtime is streaming right now (`liveStream()`, domain/live/live-stream.ts), for a subscriber that arrives
+ * mid-stream.
  *
  * Supervision (this file) and policy (runtime-host.ts): an unexpected worker exit, or the host's watchdog
  * (`probe`), replaces the worker and reopens the same session file; the queue is held (reload semantics) and
@@ -14,6 +16,7 @@
  */
 import { randomUUID } from "node:crypto";
 import * as fs from "node:fs";
+import { applyLiveEvent, EMPTY_LIVE_STREAM, type LiveStreamState } from "../../domain/live/live-stream.ts";
 import { decodeSessionText } from "../../domain/session-decoder.ts";
 import { FIRST_MESSAGE_LIMIT, NO_MESSAGES, truncateText, type SessionSummary } from "../../domain/session-summary.ts";
 import { summarizeResearch } from "../../domain/research/research.fold.ts";
@@ -71,8 +74,11 @@ export interface RuntimeHandleOptions {
   trashDir?: string;
 }
 
-/** pi events that compact sockets (sessions other than ?sessionId) do not receive: the streaming deltas. */
-const FULL_ONLY_EVENTS = new Set(["message_update", "tool_execution_update"]);
+/**
+ * Events that compact sockets (sessions other than the one they focus) do not receive: the streamed deltas
+ * (pi's own streaming events never leave the worker; listed in case a worker of another build sends them).
+ */
+const FULL_ONLY_EVENTS = new Set(["stream_delta", "message_update", "tool_execution_update"]);
 const SUPERVISION_LOG_LIMIT = 10;
 
 export class RuntimeHandleCore {
@@ -95,6 +101,8 @@ export class RuntimeHandleCore {
   totalRecoveries = 0;
 
   protected state: ActiveRuntimeState = activeRuntimeProjection.initial();
+  /** What the current worker is streaming (folded from every forwarded event; empty for a new worker). */
+  private live: LiveStreamState = EMPTY_LIVE_STREAM;
   protected queueState: PromptQueueState = initialQueue();
   protected client: RuntimeWorkerClient | null = null;
   protected starting: Promise<RuntimeWorkerClient> | null = null;
@@ -136,6 +144,11 @@ export class RuntimeHandleCore {
 
   active(): Active {
     return selectActive(this.state);
+  }
+
+  /** What the runtime is streaming right now: the reply so far, running tools' and the `!` command's output. */
+  liveStream(): LiveStreamState {
+    return this.live;
   }
 
   /** The research state of the current branch as the last worker snapshot reported it (null without research). */
@@ -233,6 +246,7 @@ export class RuntimeHandleCore {
   async close(timeoutMs = 5000): Promise<void> {
     if (this.status === "closed") return;
     this.status = "closed";
+    this.live = EMPTY_LIVE_STREAM;
     for (const timer of this.confirmTimers.values()) timer.cancel();
     this.confirmTimers.clear();
     const client = this.client;
@@ -271,6 +285,14 @@ export class RuntimeHandleCore {
       const old = this.client;
       this.client = null;
       old?.kill();
+      // The dead worker's stream never ends; the new worker starts with nothing streamed. Subscribers are told,
+      // or they would show the cut reply (and a running tool) as streaming for good.
+      if (this.live !== EMPTY_LIVE_STREAM) {
+        this.live = EMPTY_LIVE_STREAM;
+        const activeSessionId = this.sessionId;
+        const event = { type: "stream_snapshot", state: EMPTY_LIVE_STREAM };
+        this.emit("runtime_event", (full) => (full ? { activeSessionId, event } : null));
+      }
       this.holdQueueFor({ type: "reload" });
       this.dropConfirmations();
       this.feed([{ type: "extensionUiReset" }]);
@@ -312,6 +334,7 @@ export class RuntimeHandleCore {
   protected async stopWorker(): Promise<void> {
     const client = this.client;
     this.client = null;
+    this.live = EMPTY_LIVE_STREAM;
     if (client) await client.dispose();
   }
 
@@ -320,6 +343,7 @@ export class RuntimeHandleCore {
       const client = this.options.createClient();
       this.client = client;
       this.workerRevision = 0;
+      this.live = EMPTY_LIVE_STREAM;
       this.lastMessageAt = this.options.clock.now();
       client.messages$.subscribe((message) => this.onMessage(client, message));
       client.exit$.subscribe((exit) => this.onExit(client, exit));
@@ -512,7 +536,9 @@ export class RuntimeHandleCore {
     const now = this.options.clock.now();
     this.lastProgressAt = now;
     this.lastActivityAt = now;
-    this.feed([{ type: "sessionEvent", event }]);
+    this.live = applyLiveEvent(this.live, event);
+    // The Active projection has nothing to take from a delta (and a fold per 30 ms batch is wasted work).
+    if (event.type !== "stream_delta") this.feed([{ type: "sessionEvent", event }]);
     const activeSessionId = this.sessionId;
     const handoffId = this.handoffId;
     this.emit("runtime_event", (full) => {

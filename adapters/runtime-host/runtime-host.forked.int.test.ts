@@ -53,7 +53,7 @@ describe("RuntimeHost with forked workers", () => {
     await handle.prompt({ text: "warm up" });
     await rec.until(() => !handle.busy() && messageTexts(handle.sessionFile ?? "").length === 2, "first reply saved");
     await handle.prompt({ text: "tell a long story" });
-    await rec.until(() => rec.runtimeEvents(handle.sessionId).includes("message_update"));
+    await rec.until(() => rec.runtimeEvents(handle.sessionId).includes("stream_delta"));
     const file = handle.sessionFile ?? "";
     const sessionId = handle.sessionId;
     const firstPid = handle.workerPid ?? 0;

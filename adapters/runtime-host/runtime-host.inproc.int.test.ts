@@ -8,9 +8,10 @@ import * as path from "node:path";
 import type { ExtensionFactory } from "@earendil-works/pi-coding-agent";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { RuntimeHostView } from "../../api/runtime-host.ts";
+import { EMPTY_LIVE_STREAM, isLiveStreamActive, streamedText } from "../../domain/live/live-stream.ts";
 import { FauxScript, type FauxTurn } from "../runtime/faux-script.ts";
 import { InProcessWorkerClient } from "../runtime/in-process-worker-client.ts";
-import { createRuntimeTestDirs } from "../runtime/runtime-test-support.ts";
+import { createRuntimeTestDirs, streamedReplies } from "../runtime/runtime-test-support.ts";
 import { ManualClock } from "./host-clock.ts";
 import type { RuntimeHandle } from "./runtime-handle.ts";
 import { RuntimeHost, type RuntimeHostOptions } from "./runtime-host.ts";
@@ -79,7 +80,8 @@ describe("RuntimeHost (in-process workers)", () => {
     await rec.until(() => rec.runtimeEvents(handle.sessionId).includes("agent_end") && idle(handle)());
     const types = rec.runtimeEvents(handle.sessionId);
     expect(types.indexOf("agent_start")).toBeLessThan(types.indexOf("agent_end"));
-    expect(types).toContain("message_update");
+    expect(types).toContain("stream_delta");
+    expect(types).not.toContain("message_update");
     const actives = rec.all.filter((e) => e.type === "active_session");
     const revisions = actives.map((e) => (e.data(true) as { snapshotRevision: number }).snapshotRevision);
     expect(revisions.length).toBeGreaterThan(2);
@@ -87,11 +89,51 @@ describe("RuntimeHost (in-process workers)", () => {
     expect(new Set(revisions).size).toBe(revisions.length);
     expect(rec.types()).toContain("runtime_roster");
     // compact sockets do not get the streaming deltas
-    const update = rec.all.find((e) => e.type === "runtime_event" && (e.data(true) as { event: { type: string } }).event.type === "message_update");
+    const update = rec.all.find((e) => e.type === "runtime_event" && (e.data(true) as { event: { type: string } }).event.type === "stream_delta");
+    expect(update?.data(true)).toMatchObject({ activeSessionId: handle.sessionId, event: { type: "stream_delta" } });
     expect(update?.data(false)).toBeNull();
     expect(handle.active().state.model).toMatchObject({ provider: "faux", id: "faux-1", supportsImages: true });
     expect(messageTexts(handle.sessionFile ?? "")).toEqual(["user:say hello", "assistant:Hello from the faux model."]);
     expect(handle.summary()).toMatchObject({ id: handle.sessionId, firstMessage: "say hello", messageCount: 2 });
+  });
+
+  it("folds what a runtime streams: liveStream() holds the reply so far; compact sockets get no deltas; a new worker starts empty", async () => {
+    const reply = "word ".repeat(100);
+    const h = makeHost([{ match: "stream it", text: reply }, { match: "again", text: reply }], { faux: { tokensPerSecond: 40 } });
+    const rec = recordHost(h);
+    const handle = await h.open({ new: { cwd: dirs.cwd } });
+    const soFar = (): string => {
+      const message = handle.liveStream().message;
+      return message === null ? "" : streamedText(message);
+    };
+    await handle.prompt({ text: "stream it" });
+    await rec.until(() => soFar().length >= 24, "two chunks streamed");
+    expect(reply.startsWith(soFar())).toBe(true);
+    expect(soFar().length).toBeLessThan(reply.length);
+    expect(isLiveStreamActive(handle.liveStream())).toBe(true);
+    const view: RuntimeHostView = h;
+    expect(view.openRuntimes()[0]?.liveStream()).toBe(handle.liveStream());
+    const deltas = rec.all.filter((e) => e.type === "runtime_event" && (e.data(true) as { event: { type: string } }).event.type === "stream_delta");
+    expect(deltas.length).toBeGreaterThan(0);
+    for (const delta of deltas) expect(delta.data(false)).toBeNull();
+    // The full sockets' events carry the whole reply; once it ended, nothing streams.
+    await rec.until(idle(handle), "idle");
+    const events = rec.all.flatMap((e) => (e.type === "runtime_event" ? [(e.data(true) as { event: { type: string } & Record<string, unknown> }).event] : []));
+    expect(streamedReplies(events)).toEqual([reply]);
+    expect(handle.liveStream()).toEqual(EMPTY_LIVE_STREAM);
+
+    // A replaced worker never ends the old stream: the handle starts the new one from nothing.
+    await handle.prompt({ text: "again" });
+    await rec.until(() => soFar().length > 0, "streaming again");
+    const before = rec.all.length;
+    const recovering = handle.recover("the test replaces the worker");
+    expect(handle.liveStream()).toBe(EMPTY_LIVE_STREAM);
+    // Full subscribers are told that nothing streams any more (compact ones never saw it stream).
+    const told = rec.all.slice(before).find((e) => e.type === "runtime_event" && (e.data(true) as { event: { type: string } }).event.type === "stream_snapshot");
+    expect(told?.data(true)).toEqual({ activeSessionId: handle.sessionId, event: { type: "stream_snapshot", state: EMPTY_LIVE_STREAM } });
+    expect(told?.data(false)).toBeNull();
+    await recovering;
+    expect(handle.status).toBe("ready");
   });
 
   it("queues prompts while busy, moves and edits them (409 on a stale revision), dispatches in order", async () => {

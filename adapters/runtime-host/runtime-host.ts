@@ -21,6 +21,12 @@
  * - tool processes: forked workers carry a process tag with this host's owner key (worker-processes.ts); a
  *   worker's tagged processes are killed when it exits, and at construction the host sweeps tagged leftovers
  *   of earlier servers of the same agent dir that are no longer running (`orphanSweep`).
+ * - spare worker (`spareWorker`, off by default; api/main.ts turns it on): one worker started ahead, which
+ *   imports pi (`preload`) and then waits, opening nothing and writing nothing. The next runtime or preview
+ *   (`createWorkerClient`) takes it instead of starting a process, so its `open` skips the start and pi's
+ *   import (seconds); a new spare is started once the taken one has opened its session (or is gone). The
+ *   spare is not a runtime: not in the roster, not in `activeWorkers()`, outside the capacity (so at most
+ *   capacity + 1 worker processes); it carries the process tag like every worker, and `shutdown` kills it.
  *
  * The `FauxScript` (LEYLINE_FAUX_RESPONSES) is owned here and shared by every worker the host creates.
  *
@@ -31,7 +37,7 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { type Observable, Subject } from "rxjs";
+import { filter, firstValueFrom, type Observable, Subject, take } from "rxjs";
 import { FauxScript } from "../runtime/faux-script.ts";
 import { API_URL_ENV, type NewSessionTarget, type WorkerOpenOptions } from "../runtime/runtime-protocol.ts";
 import { ForkedWorkerClient, type RuntimeWorkerClient } from "../runtime/worker-client.ts";
@@ -69,6 +75,17 @@ export interface RuntimeHostOptions {
   confirmationTimeoutMs?: number | null;
   openTimeoutMs?: number;
   disposeTimeoutMs?: number;
+  /** Keep one worker started ahead for the next open or preview (see the module comment). Default false. */
+  spareWorker?: boolean;
+}
+
+/** The spare worker as tests and diagnostics see it. */
+export interface SpareWorkerInfo {
+  readonly pid: number | null;
+  /** Its LEYLINE_WORKER tag (null for an in-process worker or without /proc). */
+  readonly processTag: string | null;
+  /** Resolves true once pi is imported in it, false if it failed or was stopped first. */
+  readonly warm: Promise<boolean>;
 }
 
 export const DEFAULT_CAPACITY = 16;
@@ -99,6 +116,8 @@ export class RuntimeHost {
   private reservedSlots = 0;
   private selected: string | null = null;
   private shuttingDown = false;
+  /** The worker started ahead (`spareWorker`), until a runtime or preview takes it. */
+  private spare: { client: RuntimeWorkerClient; warm: Promise<boolean> } | null = null;
   private idleTimer: HostTimer | null = null;
   private watchdogTimer: HostTimer | null = null;
   private readonly workerOptions: WorkerOpenOptions;
@@ -129,6 +148,7 @@ export class RuntimeHost {
     this.orphanSweep = sweepOrphanedProcesses(this.processOwner).catch(() => []);
     this.scheduleIdleSweep();
     this.scheduleWatchdog();
+    this.refillSpare();
   }
 
   // ------------------------------------------------------------------------------------------------------
@@ -262,13 +282,10 @@ export class RuntimeHost {
   }
 
   private createHandle(): RuntimeHandle {
-    const fauxScript = this.fauxScript;
-    const createClient =
-      this.options.createClient ?? ((context) => ForkedWorkerClient.spawn({ fauxScript: context.fauxScript, processOwner: this.processOwner, ...this.workerEnv() }));
     const apiUrl = this.options.apiUrl;
     return new RuntimeHandle({
       clock: this.clock,
-      createClient: () => createClient({ fauxScript }),
+      createClient: () => this.createWorkerClient(),
       workerOptions: this.workerOptions,
       ...(apiUrl ? { apiUrl } : {}),
       emit: (event) => this.subject.next(event),
@@ -282,6 +299,62 @@ export class RuntimeHost {
         this.emitRoster();
       },
     });
+  }
+
+  // ------------------------------------------------------------------------------------------------------
+  // Workers and the spare
+  // ------------------------------------------------------------------------------------------------------
+
+  /**
+   * A worker for a new runtime or a preview: the spare when there is one (replaced once this worker has opened
+   * its session, or is gone), else a new worker.
+   */
+  createWorkerClient(): RuntimeWorkerClient {
+    const spare = this.spare;
+    this.spare = null;
+    if (spare === null || spare.client.exited !== null) {
+      const client = this.spawnClient();
+      if (this.options.spareWorker === true) this.refillAfterOpen(client);
+      return client;
+    }
+    this.refillAfterOpen(spare.client);
+    return spare.client;
+  }
+
+  /** The spare worker, or null when there is none (not enabled, taken and not yet replaced, stopped). */
+  spareWorker(): SpareWorkerInfo | null {
+    const spare = this.spare;
+    if (spare === null) return null;
+    const client = spare.client;
+    return { pid: client.pid, processTag: client instanceof ForkedWorkerClient ? client.processTag : null, warm: spare.warm };
+  }
+
+  private spawnClient(): RuntimeWorkerClient {
+    const fauxScript = this.fauxScript;
+    if (this.options.createClient) return this.options.createClient({ fauxScript });
+    return ForkedWorkerClient.spawn({ fauxScript, processOwner: this.processOwner, ...this.workerEnv() });
+  }
+
+  /** Starts a spare when one is wanted and there is none. */
+  private refillSpare(): void {
+    if (this.options.spareWorker !== true || this.shuttingDown || this.spare !== null) return;
+    const client = this.spawnClient();
+    const warm = client.request("preload", {}, { timeoutMs: 0 }).then(
+      () => true,
+      () => false,
+    );
+    this.spare = { client, warm };
+    client.exit$.subscribe(() => {
+      if (this.spare?.client === client) this.spare = null;
+    });
+  }
+
+  /**
+   * The next spare starts when `client` has opened its session (its first snapshot), or when it is gone: not
+   * earlier, so that the two do not share the CPU while the person waits for the first one.
+   */
+  private refillAfterOpen(client: RuntimeWorkerClient): void {
+    client.messages$.pipe(filter((message) => message.type === "snapshot"), take(1)).subscribe({ complete: () => this.refillSpare() });
   }
 
   /** The environment option of a forked worker: the host's `env` plus LEYLINE_API_URL when it is known. */
@@ -417,7 +490,14 @@ export class RuntimeHost {
     const handles = [...this.registered, ...this.pendingHandles];
     this.registered.length = 0;
     this.selected = null;
-    await Promise.all(handles.map((handle) => handle.close(this.options.disposeTimeoutMs ?? 5000)));
+    // The spare holds no session: nothing to dispose gracefully.
+    const spare = this.spare?.client ?? null;
+    this.spare = null;
+    spare?.kill();
+    await Promise.all([
+      ...handles.map((handle) => handle.close(this.options.disposeTimeoutMs ?? 5000)),
+      ...(spare !== null ? [firstValueFrom(spare.exit$)] : []),
+    ]);
     this.subject.complete();
   }
 

@@ -237,7 +237,9 @@ describe("RuntimeHost watchdog: operation progress", () => {
     const fixture = makeHost(toolTurn("run the ticker", "ticker"));
     const { host: h, clock, rec } = fixture;
     const handle = await startToolRun(fixture, "run the ticker");
-    const updates = () => rec.runtimeEvents(handle.sessionId).filter((type) => type === "tool_execution_update").length;
+    // The worker sends a tool's progress as stream_delta events with the tool's output (each tick waits for its own).
+    const updates = () =>
+      rec.all.filter((e) => e.type === "runtime_event" && e.sessionId === handle.sessionId && (e.data(true) as { event: { tools?: unknown } }).event.tools !== undefined).length;
 
     for (let round = 1; round <= 4; round++) {
       clock.advance(NO_PROGRESS_MS);

@@ -109,6 +109,11 @@ export type RuntimeRequestBody =
   | { type: "setSessionName"; name: string }
   | { type: "extensionUiReply"; requestId: string; confirmed?: boolean; value?: string; cancelled?: boolean }
   | { type: "snapshot" }
+  /**
+   * Imports pi and answers once it is loaded, opening nothing and writing nothing: a spare worker
+   * (adapters/runtime-host/runtime-host.ts `spareWorker`) takes the import's seconds before it is needed.
+   */
+  | { type: "preload" }
   | { type: "dispose" };
 
 export type RuntimeRequestType = RuntimeRequestBody["type"];
@@ -152,6 +157,7 @@ export interface RuntimeResultMap {
   setSessionName: RuntimeSnapshot;
   extensionUiReply: { delivered: boolean };
   snapshot: RuntimeSnapshot;
+  preload: { preloaded: true };
   dispose: { disposed: true };
 }
 
@@ -227,7 +233,11 @@ export type WorkerMessage =
   | { type: "ready"; protocolVersion: number; pid: number }
   | { type: "reply"; id: string; ok: true; result: unknown }
   | { type: "reply"; id: string; ok: false; error: string }
-  /** A pi `AgentSessionEvent`, JSON-serialised. */
+  /**
+   * A session event as live-event-encoder.ts sends it: pi's `AgentSessionEvent`s without the copies of content
+   * the transcript carries, and domain/live/live-stream.ts's `stream_delta`, `stream_snapshot` and
+   * `bash_execution_start`/`_end` (pi's `message_update` and `tool_execution_update` never travel).
+   */
   | { type: "event"; event: { type: string } & Record<string, unknown> }
   | { type: "snapshot"; snapshot: RuntimeSnapshot }
   | { type: "extension_ui"; request: ExtensionUiRequest }

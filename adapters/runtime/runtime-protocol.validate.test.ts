@@ -66,7 +66,8 @@ describe("parseControlMessage", () => {
 
   it("knows every request type", () => {
     expect(RUNTIME_REQUEST_TYPES).toContain("navigateTree");
-    expect(RUNTIME_REQUEST_TYPES).toHaveLength(19);
+    expect(RUNTIME_REQUEST_TYPES).toContain("preload");
+    expect(RUNTIME_REQUEST_TYPES).toHaveLength(20);
   });
 
   it("extracts a reply id only from objects with a string id", () => {

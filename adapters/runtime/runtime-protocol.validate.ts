@@ -185,6 +185,7 @@ const REQUESTS: Record<RuntimeRequestType, { keys: readonly string[]; check: Pay
       ),
   },
   snapshot: { keys: [], check: noPayload },
+  preload: { keys: [], check: noPayload },
   dispose: { keys: [], check: noPayload },
 };
 

@@ -5,6 +5,7 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { applyLiveEvent, EMPTY_LIVE_STREAM, streamedText } from "../../domain/live/live-stream.ts";
 import type { FauxTurn } from "./faux-script.ts";
 import type { RuntimeWorkerClient, WorkerNotification } from "./worker-client.ts";
 
@@ -98,6 +99,28 @@ export function record(client: RuntimeWorkerClient): Recorder {
       all.length = 0;
     },
   };
+}
+
+/**
+ * The texts of the assistant replies as the live events streamed them: the events folded with `applyLiveEvent`,
+ * read just before each assistant `message_end` (which no longer carries the content).
+ */
+export function streamedReplies(events: ReadonlyArray<{ type: string } & Record<string, unknown>>): string[] {
+  const replies: string[] = [];
+  let state = EMPTY_LIVE_STREAM;
+  for (const event of events) {
+    const message = event["message"] as { role?: unknown } | undefined;
+    if (event.type === "message_end" && message?.role === "assistant" && state.message !== null) replies.push(streamedText(state.message));
+    state = applyLiveEvent(state, event);
+  }
+  return replies;
+}
+
+/** Whether a notification is a `stream_delta` event that streams text of the assistant message. */
+export function isTextDelta(message: WorkerNotification): boolean {
+  if (message.type !== "event" || message.event.type !== "stream_delta") return false;
+  const deltas = message.event["deltas"];
+  return Array.isArray(deltas) && deltas.some((delta: { kind?: unknown; text?: unknown }) => delta.kind === "text" && delta.text !== "");
 }
 
 export function isEvent(type: string, extra?: (event: Record<string, unknown>) => boolean) {

@@ -1,5 +1,6 @@
 /**
- * Child-process entry of a runtime worker: `child_process.fork(thisFile, { execArgv: ["--import", tsx] })`.
+ * Child-process entry of a runtime worker, forked from its bundle (worker-bundle.ts: this file and ours it
+ * imports as one plain ES module) or, without one, from this file through tsx.
  * Wires process IPC to a `RuntimeWorkerHost`. A parent that disappears (IPC disconnect) or a SIGTERM first kills
  * the worker's own tool processes (those carrying its LEYLINE_WORKER tag, worker-processes.ts: the control
  * plane that would do it is gone), then disposes the runtime and exits; uncaught errors are reported as

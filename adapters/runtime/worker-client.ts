@@ -13,7 +13,7 @@
 import { type ChildProcess, fork } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { createRequire } from "node:module";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { pathToFileURL } from "node:url";
 import { type Observable, ReplaySubject, Subject } from "rxjs";
 import { resolveAgentDir } from "../sessions/agent-dir.ts";
 import type { FauxScript } from "./faux-script.ts";
@@ -25,6 +25,7 @@ import type {
   WorkerMessage,
 } from "./runtime-protocol.ts";
 import { parseWorkerMessage } from "./runtime-protocol.validate.ts";
+import { workerEntry } from "./worker-bundle.ts";
 import { killWorkerProcesses, newWorkerTag, ownerKey, WORKER_TAG_ENV } from "./worker-processes.ts";
 
 /** Everything a client publishes besides replies and faux requests (which it consumes itself). */
@@ -230,7 +231,10 @@ export abstract class BaseWorkerClient implements RuntimeWorkerClient {
 }
 
 export interface ForkedWorkerOptions extends WorkerClientOptions {
-  /** Worker entry file; default runtime-worker.ts next to this file (loaded through tsx). */
+  /**
+   * Worker entry file (a `.ts` file is loaded through tsx); default the bundle of runtime-worker.ts
+   * (worker-bundle.ts), or runtime-worker.ts itself when no bundle can be made.
+   */
   workerEntry?: string;
   /** Environment for the child; default `process.env`. */
   env?: NodeJS.ProcessEnv;
@@ -253,7 +257,7 @@ export class ForkedWorkerClient extends BaseWorkerClient {
 
   private constructor(options: ForkedWorkerOptions) {
     super(options);
-    const entry = options.workerEntry ?? fileURLToPath(new URL("./runtime-worker.ts", import.meta.url));
+    const entry = options.workerEntry ?? workerEntry();
     const limit = options.stderrLimit ?? 16 * 1024;
     const env = options.env ?? process.env;
     const tagId = /^[A-Za-z0-9-]+$/.test(this.id) ? this.id : randomUUID();

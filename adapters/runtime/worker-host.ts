@@ -1,10 +1,11 @@
 /**
  * The worker logic, independent of the transport: hosts ONE pi `AgentSessionRuntime` (created by
  * worker-runtime.ts from a session file or a new session in a cwd), executes validated `RuntimeRequest`s,
- * forwards session events, snapshots, extension UI requests and extension errors, and asks the control plane
- * for faux turns. After every runtime replacement (fork / new / switch, also extension-initiated) it
- * re-subscribes and re-binds extensions. Used by the child entry (runtime-worker.ts, over process IPC) and by
- * the in-process adapter (in-process-worker-client.ts).
+ * forwards session events (streamed output as coalesced deltas: live-event-encoder.ts), snapshots, extension
+ * UI requests and extension errors, and asks the control plane for faux turns. After every runtime
+ * replacement (fork / new / switch, also extension-initiated) it re-subscribes and re-binds extensions. Used
+ * by the child entry (runtime-worker.ts, over process IPC) and by the in-process adapter
+ * (in-process-worker-client.ts).
  *
  * Durable prompts: every session's file is created with its user message (durable-session-file.ts), pi's
  * agent loop waits on the user message's `message_end` until it is written, and a prompt is answered
@@ -18,6 +19,7 @@ import { watchResearchAppends } from "./branch-research.ts";
 import { makeSessionFileDurable } from "./durable-session-file.ts";
 import { ExtensionUiBridge, piGlobalTheme } from "./extension-ui-bridge.ts";
 import { type FauxTurn } from "./faux-script.ts";
+import { LiveEventEncoder, type WireEvent } from "./live-event-encoder.ts";
 import { buildRuntimeSnapshot } from "./runtime-snapshot.ts";
 import {
   type ControlMessage,
@@ -56,7 +58,7 @@ function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** JSON-safe copy of an event (drops functions and undefined; bigint becomes a string). */
+/** JSON-safe copy of a value (drops functions and undefined; bigint becomes a string). */
 function toJson<T>(value: T): T {
   return JSON.parse(JSON.stringify(value, (_key, inner: unknown) => (typeof inner === "bigint" ? inner.toString() : inner))) as T;
 }
@@ -83,6 +85,10 @@ export class RuntimeWorkerHost {
   private heartbeat: NodeJS.Timeout | null = null;
   private heartbeatSeq = 0;
   private readonly bridge: ExtensionUiBridge;
+  /** Session events as the wire carries them: streamed output as coalesced deltas (live-event-encoder.ts). */
+  private readonly live = new LiveEventEncoder({ send: (event, known) => this.sendEvent(event, known) });
+  /** A session was bound before: the next bind replaces it. */
+  private bound = false;
 
   constructor(private readonly options: WorkerHostOptions) {
     this.bridge = new ExtensionUiBridge(
@@ -130,6 +136,7 @@ export class RuntimeWorkerHost {
     this.releaseFaux = null;
     if (this.heartbeat) clearInterval(this.heartbeat);
     this.heartbeat = null;
+    this.live.dispose();
     this.bridge.dismissAll("disposed");
     this.unsubscribe?.();
     this.unsubscribe = null;
@@ -258,6 +265,11 @@ export class RuntimeWorkerHost {
     switch (request.type) {
       case "open":
         return this.open(request);
+      case "preload": {
+        await this.loadPi();
+        const result: RuntimeResultMap["preload"] = { preloaded: true };
+        return result;
+      }
       case "snapshot":
         return this.snapshot();
       case "steer":
@@ -289,10 +301,17 @@ export class RuntimeWorkerHost {
         this.requireRuntime().session.setThinkingLevel(request.level);
         return this.snapshot();
       case "bash": {
-        const result = await this.requireRuntime().session.executeBash(request.command, undefined, {
-          ...(request.excludeFromContext !== undefined ? { excludeFromContext: request.excludeFromContext } : {}),
-        });
-        return toJson(result);
+        const session = this.requireRuntime().session;
+        // pi has no events for a `!` command: Leyline's bash_execution_start/end frame its streamed output.
+        this.live.bashStarted(request.command);
+        try {
+          const result = await session.executeBash(request.command, (chunk) => this.live.bashChunk(chunk), {
+            ...(request.excludeFromContext !== undefined ? { excludeFromContext: request.excludeFromContext } : {}),
+          });
+          return toJson(result);
+        } finally {
+          this.live.bashEnded();
+        }
       }
       case "reload":
         await this.reload();
@@ -357,9 +376,15 @@ export class RuntimeWorkerHost {
     }
   }
 
-  private async openRuntime(request: RuntimeRequestOf<"open">): Promise<RuntimeSnapshot> {
+  /** pi and pi-ai, imported once: by a `preload` request (a spare worker) or by the first `open`. */
+  private async loadPi(): Promise<{ pi: PiModule; ai: PiAiModule }> {
     const pi = (this.pi ??= await import("@earendil-works/pi-coding-agent"));
     const ai = (this.ai ??= await import("@earendil-works/pi-ai"));
+    return { pi, ai };
+  }
+
+  private async openRuntime(request: RuntimeRequestOf<"open">): Promise<RuntimeSnapshot> {
+    const { pi, ai } = await this.loadPi();
     const opened = await createWorkerRuntime(pi, ai, request, {
       extensionFactories: this.options.extensionFactories ?? [],
       askFauxTurn: (text) => this.askFauxTurn(text),
@@ -384,6 +409,9 @@ export class RuntimeWorkerHost {
     this.unsubscribe?.();
     this.bridge.dismissAll("replaced");
     this.pendingToolCalls.clear();
+    // A replaced session's listeners are gone: whatever it was streaming never ends on the receivers' side.
+    if (this.bound) this.live.reset();
+    this.bound = true;
     const session = runtime.session;
     // Before anything can append: the file is created with the first user message (see the module comment).
     const durable = makeSessionFileDurable(session.sessionManager);
@@ -439,14 +467,7 @@ export class RuntimeWorkerHost {
     if (event.type === "tool_execution_start") this.pendingToolCalls.add(event.toolCallId);
     if (event.type === "tool_execution_end") this.pendingToolCalls.delete(event.toolCallId);
     if (event.type === "agent_end") this.pendingToolCalls.clear();
-    let copy: { type: string } & Record<string, unknown>;
-    try {
-      copy = toJson(event) as unknown as { type: string } & Record<string, unknown>;
-    } catch (error) {
-      this.fault("runtime", `event ${event.type} is not serialisable: ${errorMessage(error)}`, false);
-      return;
-    }
-    this.send({ type: "event", event: copy });
+    this.live.push(event as unknown as WireEvent);
     switch (event.type) {
       case "agent_start":
       case "agent_end":
@@ -462,6 +483,20 @@ export class RuntimeWorkerHost {
       case "auto_retry_end":
         this.scheduleSnapshot();
     }
+  }
+
+  /** Sends a session event; one the encoder did not build itself is copied JSON-safe first (extension data). */
+  private sendEvent(event: WireEvent, known: boolean): void {
+    let copy = event;
+    if (!known) {
+      try {
+        copy = toJson(event);
+      } catch (error) {
+        this.fault("runtime", `event ${event.type} is not serialisable: ${errorMessage(error)}`, false);
+        return;
+      }
+    }
+    this.send({ type: "event", event: copy });
   }
 
   private startHeartbeat(intervalMs: number): void {

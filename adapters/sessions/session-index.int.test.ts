@@ -94,7 +94,14 @@ describe("session index", () => {
     fs.writeFileSync(path.join(s.project, "empty.jsonl"), "");
     fs.writeFileSync(path.join(s.project, "readme.txt"), "ignored");
     const { index } = await open(s);
-    expect(index.status()).toEqual({ filesOnDisk: 5, indexed: 3, invalid: 2, ready: true, verified: true });
+    expect(index.status()).toEqual({
+      filesOnDisk: 5,
+      indexed: 3,
+      invalid: 2,
+      invalidPaths: [path.join(s.project, "empty.jsonl"), path.join(s.project, "notes.jsonl")],
+      ready: true,
+      verified: true,
+    });
     const list = index.list();
     expect(list.map((x) => path.basename(x.path)).sort()).toEqual(["a.jsonl", "b.jsonl", "c.jsonl"]);
     expect(list.find((x) => x.id === "d703a1a9-1b7b-4fb1-b512-c9738b1fe617")?.messageCount).toBeGreaterThan(100);
@@ -104,6 +111,17 @@ describe("session index", () => {
     const snapshot = await next(index.sessions$, () => true);
     expect(snapshot).toMatchObject({ type: "snapshot", status: { indexed: 3 } });
     expect(snapshot.type === "snapshot" && snapshot.sessions).toEqual(list);
+  });
+
+  it("announces a change of its status alone (a file that is not a session) with an event that changes no row", async () => {
+    const s = setup();
+    fs.writeFileSync(path.join(s.project, "old.jsonl"), sessionText("0ld0-0002", 1));
+    const { index } = await open(s);
+    const changed = next(index.sessions$, isChanged);
+    const junk = path.join(s.project, "junk.jsonl");
+    fs.writeFileSync(junk, "not json at all\n");
+    const event = (await changed) as Changed;
+    expect(event).toMatchObject({ upserted: [], removed: [], status: { filesOnDisk: 2, indexed: 1, invalid: 1, invalidPaths: [junk] } });
   });
 
   it("picks up a new file, an append, a new subfolder and a delete through the watcher", async () => {
@@ -159,10 +177,10 @@ describe("session index", () => {
     const file = path.join(s.project, "late.jsonl");
     fs.writeFileSync(file, '{"type":"sess'); // torn header
     await index.rescan();
-    expect(index.status()).toEqual({ filesOnDisk: 1, indexed: 0, invalid: 1, ready: true, verified: true });
+    expect(index.status()).toEqual({ filesOnDisk: 1, indexed: 0, invalid: 1, invalidPaths: [file], ready: true, verified: true });
     fs.writeFileSync(file, headerLine("llll-0001"));
     await index.touch([file]);
-    expect(index.status()).toEqual({ filesOnDisk: 1, indexed: 1, invalid: 0, ready: true, verified: true });
+    expect(index.status()).toEqual({ filesOnDisk: 1, indexed: 1, invalid: 0, invalidPaths: [], ready: true, verified: true });
   });
 
   it("restarts warm from checkpoints with the same list, forgetting files deleted meanwhile", async () => {
@@ -207,7 +225,7 @@ describe("session index", () => {
 
     const { index } = await open(s, true, "ready");
     // The stored list, served before any file was checked.
-    expect(index.status()).toEqual({ filesOnDisk: 3, indexed: 3, invalid: 0, ready: true, verified: false });
+    expect(index.status()).toEqual({ filesOnDisk: 3, indexed: 3, invalid: 0, invalidPaths: [], ready: true, verified: false });
     expect(index.list()).toEqual(coldList);
     const events: SessionListEvent<SessionSummary>[] = [];
     const subscription = index.sessions$.subscribe((event) => events.push(event));
@@ -272,7 +290,7 @@ describe("session index", () => {
     // The same data dir over another (empty) agent dir: the other folder's checkpoints are not listed.
     const other = setup();
     const elsewhere = await open({ ...other, dataDir: s.dataDir }, false, "ready");
-    expect(elsewhere.index.status()).toEqual({ filesOnDisk: 0, indexed: 0, invalid: 0, ready: true, verified: true });
+    expect(elsewhere.index.status()).toEqual({ filesOnDisk: 0, indexed: 0, invalid: 0, invalidPaths: [], ready: true, verified: true });
     expect(elsewhere.index.list()).toEqual([]);
   });
 
@@ -309,7 +327,7 @@ describe("session index", () => {
     const s = setup();
     fs.rmSync(s.sessions, { recursive: true });
     const { index } = await open(s);
-    expect(index.status()).toEqual({ filesOnDisk: 0, indexed: 0, invalid: 0, ready: true, verified: true });
+    expect(index.status()).toEqual({ filesOnDisk: 0, indexed: 0, invalid: 0, invalidPaths: [], ready: true, verified: true });
     const created = next(index.sessions$, (e) => isChanged(e) && e.upserted.length === 1);
     fs.mkdirSync(s.project, { recursive: true });
     fs.writeFileSync(path.join(s.project, "first.jsonl"), sessionText("1st0-0001", 1));

@@ -17,10 +17,11 @@
  */
 import path from "node:path";
 import type { Kysely } from "kysely";
-import { Observable, Subject } from "rxjs";
+import { EMPTY, Observable, Subject } from "rxjs";
+import { INVALID_PATHS_LIMIT, type SessionIndexStatus } from "../../domain/live/session-list.ts";
 import type { LeylineDatabase } from "../sqlite/leyline-database.ts";
 import type { CheckpointHead } from "../projections/checkpoint-store.ts";
-import type { AnyProjection } from "../projections/file-fold.ts";
+import type { AnyProjection, FoldProgress } from "../projections/file-fold.ts";
 import {
   createProjectionRunner,
   type ProjectionSet,
@@ -31,18 +32,7 @@ import { openSessionTail, type SessionTail, type SessionTailSnapshot } from "../
 import { watchFolderTree, type DirtyBatch, type FolderWatcher } from "./folder-watcher.ts";
 import { isInside, isSessionFileName, listSessionFiles, statSessionFile } from "./session-files-scan.ts";
 
-export interface SessionIndexStatus {
-  /** `*.jsonl` files found. */
-  readonly filesOnDisk: number;
-  /** Files listed (their summary is not null). */
-  readonly indexed: number;
-  /** Files that are not sessions or cannot be read: counted, not listed. */
-  readonly invalid: number;
-  /** The list can be served (warm: the stored summaries; cold: the first scan is applied). */
-  readonly ready: boolean;
-  /** The list was checked against the files on disk (the first full pass is applied). */
-  readonly verified: boolean;
-}
+export type { SessionIndexStatus } from "../../domain/live/session-list.ts";
 
 export type SessionListEvent<Summary> =
   | { readonly type: "snapshot"; readonly revision: number; readonly sessions: Summary[]; readonly status: SessionIndexStatus }
@@ -92,6 +82,13 @@ export interface SessionIndex<Summary> {
   status(): SessionIndexStatus;
   readonly sessions$: Observable<SessionListEvent<Summary>>;
   session$(file: string): Observable<SessionTailSnapshot>;
+  /**
+   * Reads what changed in an opened session's file now (its `session$` subscribers get the result too); null
+   * when nobody holds the session open.
+   */
+  refreshSession(file: string): Promise<SessionTailSnapshot | null>;
+  /** Progress of an opened session's reads that take several slices (its first read of a large file); none when not open. */
+  sessionProgress$(file: string): Observable<FoldProgress>;
   /** Lists and checks every file again; resolves when done. */
   rescan(): Promise<void>;
   /** Checks the given files now (e.g. after the host wrote them); resolves when done. */
@@ -104,7 +101,8 @@ export interface SessionIndex<Summary> {
 }
 
 interface Entry<Summary> {
-  readonly head: CheckpointHead;
+  /** The summary column as stored: equal text = equal summary. */
+  readonly summaryJson: string | null;
   readonly summary: Summary | null;
 }
 
@@ -155,9 +153,28 @@ export function createSessionIndex<Summary>(options: SessionIndexOptions<Summary
 
   const status = (): SessionIndexStatus => {
     let indexed = 0;
-    for (const entry of entries.values()) if (entry.summary !== null) indexed++;
+    const invalidPaths: string[] = [...unreadable];
+    for (const [file, entry] of entries) {
+      if (entry.summary !== null) indexed++;
+      else invalidPaths.push(file);
+    }
     const filesOnDisk = entries.size + unreadable.size;
-    return { filesOnDisk, indexed, invalid: filesOnDisk - indexed, ready: isReady, verified: isVerified };
+    return {
+      filesOnDisk,
+      indexed,
+      invalid: filesOnDisk - indexed,
+      invalidPaths: invalidPaths.sort().slice(0, INVALID_PATHS_LIMIT),
+      ready: isReady,
+      verified: isVerified,
+    };
+  };
+  /** The status last announced: a `changed` event goes out when it changes, even with no row changed. */
+  let announcedStatus = "";
+  const statusChanged = (): boolean => JSON.stringify(status()) !== announcedStatus;
+  const announce = (upserted: Summary[], removed: string[]): void => {
+    const current = status();
+    announcedStatus = JSON.stringify(current);
+    changes.next({ type: "changed", revision: ++revision, upserted, removed, status: current });
   };
 
   const list = (): Summary[] => {
@@ -224,9 +241,9 @@ export function createSessionIndex<Summary>(options: SessionIndexOptions<Summary
         case "folded": {
           unreadable.delete(outcome.path);
           heads.set(outcome.path, outcome.head);
-          entries.set(outcome.path, { head: outcome.head, summary: outcome.summary });
+          entries.set(outcome.path, { summaryJson: outcome.head.summaryJson, summary: outcome.summary });
           if (outcome.summary !== null) {
-            if (previous === undefined || previous.head.summaryJson !== outcome.head.summaryJson) {
+            if (previous === undefined || previous.summaryJson !== outcome.head.summaryJson) {
               upserted.push(outcome.summary);
             }
           } else if (wasListed) removed.push(outcome.path);
@@ -253,9 +270,7 @@ export function createSessionIndex<Summary>(options: SessionIndexOptions<Summary
     }
     // The listed summaries change only with an upsert or a removal (a kept file's summary is equal).
     if (upserted.length > 0 || removed.length > 0) listCache = null;
-    if (isReady && !closed && (upserted.length > 0 || removed.length > 0)) {
-      changes.next({ type: "changed", revision: ++revision, upserted, removed, status: status() });
-    }
+    if (isReady && !closed && (upserted.length > 0 || removed.length > 0 || statusChanged())) announce(upserted, removed);
     onApplied();
     // The checkpoint transaction completes before the next batch starts (writes stay ordered).
     await scanned.persisted;
@@ -290,34 +305,19 @@ export function createSessionIndex<Summary>(options: SessionIndexOptions<Summary
   let watcher: FolderWatcher | null = null;
   let rescanTimer: NodeJS.Timeout | null = null;
 
-  /**
-   * Whether the stored checkpoints can be listed before any file is checked: there are some for this folder,
-   * and all were made by the current projections (after a projection change every file is folded again, and
-   * a list of summaries in the old shape would be wrong, not just stale).
-   */
-  function storedListUsable(): boolean {
-    let usable = 0;
-    for (const [file, head] of heads) {
-      if (!isInside(root, file)) continue;
-      if (head.projectionKey !== runner.key) return false;
-      usable++;
-    }
-    return usable > 0;
-  }
-
   async function start(): Promise<void> {
-    for (const [p, head] of await runner.loadHeads()) heads.set(p, head);
+    // Warm when this folder has stored summaries, all made by the current projections (after a projection
+    // change every file is folded again: a list of summaries in the old shape would be wrong, not just stale).
+    // Only the summaries are read before the list is served; the heads (stamps) follow, for the check below.
+    const stored = await runner.loadFolderSummaries(root);
     if (closed) {
       markReady();
       acceptWork();
       return;
     }
-    const warm = storedListUsable();
-    if (warm) {
+    if (stored !== null && stored.length > 0) {
       // Serve the stored list now; the pass below checks it against the disk.
-      for (const [file, head] of heads) {
-        if (isInside(root, file)) entries.set(file, { head, summary: runner.parseSummary(head) });
-      }
+      for (const folderSummary of stored) entries.set(folderSummary.path, folderSummary);
       markReady();
       // Callers waiting for `ready` take the list before the verification pass holds the thread.
       await new Promise<void>((resolve) => setImmediate(resolve));
@@ -325,6 +325,12 @@ export function createSessionIndex<Summary>(options: SessionIndexOptions<Summary
         acceptWork();
         return;
       }
+    }
+    for (const [p, head] of await runner.loadHeads()) heads.set(p, head);
+    if (closed) {
+      if (!isReady) markReady();
+      acceptWork();
+      return;
     }
     // Watch first: a change during the pass is reported by an event (queued behind the pass), not lost.
     // Setting up the watchers walks the tree, and that walk is the pass's listing.
@@ -354,6 +360,7 @@ export function createSessionIndex<Summary>(options: SessionIndexOptions<Summary
     await Promise.race([applied, first]);
     isVerified = true;
     if (!isReady) markReady();
+    else if (!closed && statusChanged()) announce([], []);
     const period = options.rescanIntervalMs ?? 5 * 60_000;
     if (period > 0 && !closed) {
       rescanTimer = setInterval(() => {
@@ -377,7 +384,9 @@ export function createSessionIndex<Summary>(options: SessionIndexOptions<Summary
     let active = true;
     const begin = (): void => {
       if (!active) return;
-      subscriber.next({ type: "snapshot", revision, sessions: list(), status: status() });
+      const current = status();
+      if (announcedStatus === "") announcedStatus = JSON.stringify(current);
+      subscriber.next({ type: "snapshot", revision, sessions: list(), status: current });
       inner = changes.subscribe(subscriber);
     };
     if (isReady) begin();
@@ -423,6 +432,11 @@ export function createSessionIndex<Summary>(options: SessionIndexOptions<Summary
     status,
     sessions$,
     session$,
+    sessionProgress$: (file) => tails.get(path.resolve(file))?.tail.progress$ ?? EMPTY,
+    refreshSession: async (file) => {
+      const open = tails.get(path.resolve(file));
+      return open === undefined ? null : open.tail.refresh();
+    },
     rescan: () => enqueue({ paths: new Set(), folders: new Set([root]) }),
     idle: async () => {
       await verified.catch(() => undefined);

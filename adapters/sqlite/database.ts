@@ -11,6 +11,9 @@ import { LEYLINE_DATABASE_FILE } from "./data-dir.ts";
 import type { LeylineDatabase } from "./leyline-database.ts";
 import { LEYLINE_SCHEMA_VERSION, leylineMigrationProvider } from "./leyline-migrations.ts";
 
+/** Page size of a newly created leyline.sqlite. */
+export const PAGE_SIZE = 16384;
+
 export interface OpenDatabaseOptions {
   /** Leyline's data dir (see `resolveDataDir`); created if missing. */
   readonly dataDir: string;
@@ -38,6 +41,18 @@ export async function openLeylineDatabase(options: OpenDatabaseOptions): Promise
   }
 }
 
+/** The better-sqlite3 connection under each Kysely instance opened here (see `sqliteConnectionOf`). */
+const connections = new WeakMap<Kysely<LeylineDatabase>, Database.Database>();
+
+/**
+ * The better-sqlite3 connection under a Kysely instance that `openLeylineDatabase` opened, or null for any other
+ * instance. For the rare hot read that wants a prepared statement returning rows as arrays (Kysely's driver
+ * prepares the statement on every query and builds an object per row); everything else goes through Kysely.
+ */
+export function sqliteConnectionOf(db: Kysely<LeylineDatabase>): Database.Database | null {
+  return connections.get(db) ?? null;
+}
+
 function handle(db: Kysely<LeylineDatabase>, file: string, movedAside: string | null): LeylineDatabaseHandle {
   return { db, file, movedAside, close: () => db.destroy() };
 }
@@ -46,6 +61,11 @@ async function openAndMigrate(file: string): Promise<Kysely<LeylineDatabase>> {
   const sqlite = new Database(file);
   let db: Kysely<LeylineDatabase> | null = null;
   try {
+    // 16 KiB pages for a new file (no effect on an existing one, which keeps its page size): a warm start reads
+    // every stored session summary from one index, and reading it in a quarter as many pages takes about a
+    // quarter less time (fewer reads and page-cache allocations); commits write 16 KiB pages to the WAL instead
+    // of 4 KiB ones, a few per commit.
+    sqlite.pragma(`page_size = ${PAGE_SIZE}`);
     sqlite.pragma("journal_mode = WAL");
     sqlite.pragma("synchronous = NORMAL");
     sqlite.pragma("busy_timeout = 5000");
@@ -58,6 +78,7 @@ async function openAndMigrate(file: string): Promise<Kysely<LeylineDatabase>> {
       if (error !== undefined) throw error;
       sqlite.pragma(`user_version = ${LEYLINE_SCHEMA_VERSION}`);
     }
+    connections.set(db, sqlite);
     return db;
   } catch (error) {
     if (db !== null) await db.destroy().catch(() => undefined);

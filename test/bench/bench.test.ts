@@ -17,6 +17,11 @@ const TINY: BenchScale = {
   flatnessWarmup: 1,
   wsDeltas: 40,
   wsClients: 3,
+  liveEntries: 200,
+  liveLargeBytes: 512 * 1024,
+  liveAppends: 2,
+  streamWireChars: 1_000,
+  streamUnwatchedChars: 2_000,
 };
 
 const FIGURES = [
@@ -24,15 +29,24 @@ const FIGURES = [
   "fold_vs_parse_tree",
   "list_cold_vs_pi",
   "list_warm_vs_pi",
+  "list_wire_bytes",
   "append_vs_refold_quarter",
   "append_vs_refold_half",
   "append_vs_refold",
   "append_flatness",
   "ws_fanout",
   "ws_fanout_latency",
+  "stream_wire_bytes",
+  "stream_unwatched_vs_model",
+  "runtime_ready_vs_sdk",
+  "runtime_ready_cold_vs_sdk",
+  "state_cached_vs_first",
+  "detail_warm_vs_cold",
+  "detail_cold_block",
+  "cli_append_latency",
 ];
 
-const INFORMATIONAL = ["fold_vs_parse_tree", "ws_fanout_latency"];
+const INFORMATIONAL = ["fold_vs_parse_tree", "ws_fanout_latency", "runtime_ready_cold_vs_sdk"];
 
 describe("bench (tiny quick mode)", () => {
   it("measures every figure and reports ratios, targets and details", { timeout: 180_000 }, async () => {
@@ -53,21 +67,42 @@ describe("bench (tiny quick mode)", () => {
         expect(figure.pass).toBe(ratio <= (figure.target as number));
       }
       expect(figure.description.length).toBeGreaterThan(0);
-      // Every paired figure reports its absolute medians, and its sanity check passed.
-      if (name !== "append_flatness") {
+      // Every paired figure reports its absolute medians, and its sanity check passed (the byte figures are not timed).
+      if (name !== "append_flatness" && name !== "stream_wire_bytes") {
         expect(typeof figure.details["subjectMs"], name).toBe("number");
-        expect(typeof figure.details["baselineMs"], name).toBe("number");
+        // (the append latency is measured against the 1 s promise, not a baseline run)
+        if (name !== "cli_append_latency") expect(typeof figure.details["baselineMs"], name).toBe("number");
         expect(figure.details["check"], name).toBe("ok");
       }
     }
     expect(report.figures["list_cold_vs_pi"]?.details["listed"]).toBe(TINY.sessions);
-    // ws: every client got every delta, in both runs; latencies and CPU were measured.
-    expect(report.figures["ws_fanout"]?.details).toMatchObject({
+    // ws: every client got every stream_delta the host emitted and every character of the reply, in both runs;
+    // latencies and CPU were measured.
+    const ws = report.figures["ws_fanout"]?.details as { subject: { events: number }; baseline: { events: number } };
+    const chars = TINY.wsDeltas * 4;
+    expect(ws).toMatchObject({
       clients: TINY.wsClients,
       deltas: TINY.wsDeltas,
-      subject: { deliveredPerClient: { min: TINY.wsDeltas, max: TINY.wsDeltas }, p50Ms: expect.any(Number), p99Ms: expect.any(Number) },
-      baseline: { deliveredPerClient: { min: TINY.wsDeltas, max: TINY.wsDeltas } },
+      chars,
+      subject: {
+        events: expect.any(Number),
+        deliveredPerClient: { min: ws.subject.events, max: ws.subject.events },
+        charsPerClient: { min: chars, max: chars },
+        p50Ms: expect.any(Number),
+        p99Ms: expect.any(Number),
+      },
+      baseline: { deliveredPerClient: { min: ws.baseline.events, max: ws.baseline.events }, charsPerClient: { min: chars, max: chars } },
     });
+    expect(ws.subject.events).toBeGreaterThan(0);
+    // stream: both wire clients were measured and their check passed; the unwatched figure has its three timings.
+    expect(report.figures["stream_wire_bytes"]?.details).toMatchObject({
+      deflateRatio: expect.any(Number),
+      plainRatio: expect.any(Number),
+      deflate: { wireKb: expect.any(Number), messageKb: expect.any(Number) },
+      plain: { wireKb: expect.any(Number), messageKb: expect.any(Number) },
+      check: "ok",
+    });
+    expect(report.figures["stream_unwatched_vs_model"]?.details).toMatchObject({ sdkMs: expect.any(Number), replyChars: TINY.streamUnwatchedChars });
 
     const table = formatTable(report);
     for (const name of FIGURES) expect(table).toContain(name);
@@ -82,6 +117,10 @@ describe("bench (tiny quick mode)", () => {
       list_warm_vs_pi: { target: 0.02 },
       append_vs_refold: { target: 0.01 },
       ws_fanout: { target: 1 },
+      stream_wire_bytes: { target: 3 },
+      stream_unwatched_vs_model: { target: 1.25 },
+      runtime_ready_vs_sdk: { target: 1.5 },
+      state_cached_vs_first: { target: 0.1 },
       _meta: { seed: 7 },
     });
   });

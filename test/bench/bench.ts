@@ -11,11 +11,15 @@ import { generateCorpus, generateSessionSeries, type Corpus } from "./corpus.ts"
 import { errorMessage, pendingFigure, type Figure } from "./figure.ts";
 import { FOLD_VS_PARSE_TARGET, benchFoldVsParse } from "./fold-vs-parse.ts";
 import { LIST_COLD_TARGET, LIST_WARM_TARGET, benchListVsPi } from "./list-vs-pi.ts";
+import { LIST_WIRE_TARGET, benchListWire } from "./list-wire.ts";
 import { round } from "./measure.ts";
+import { RUNTIME_READY_TARGET, STATE_CACHED_TARGET, benchRuntimeReady } from "./runtime-ready.ts";
+import { benchLiveDetail } from "./live-detail.ts";
+import { STREAM_UNWATCHED_TARGET, STREAM_WIRE_TARGET, benchStreamWire } from "./stream-wire.ts";
 import { loadCoreSubjects } from "./subjects.ts";
 import { WS_FANOUT_TARGET, benchWsFanout } from "./ws-fanout.ts";
 
-export const BENCHMARKS = ["fold", "list", "append", "ws"] as const;
+export const BENCHMARKS = ["fold", "list", "append", "ws", "runtime", "live", "stream"] as const;
 export type BenchmarkName = (typeof BENCHMARKS)[number];
 
 export interface BenchScale {
@@ -36,6 +40,15 @@ export interface BenchScale {
   readonly wsDeltas: number;
   /** WS /api/pi/events clients of the ws benchmark's subject run (its baseline has 1). */
   readonly wsClients: number;
+  /** Transcript entries of the session whose warm and cold detail are compared (live benchmark). */
+  readonly liveEntries: number;
+  /** Size of the session opened cold while the event loop is watched (live benchmark). */
+  readonly liveLargeBytes: number;
+  /** Appends by another process, and sessions it creates, timed to the client (live benchmark). */
+  readonly liveAppends: number;
+  /** Characters of the watched reply (stream_wire_bytes) and of the unwatched one (stream_unwatched_vs_model). */
+  readonly streamWireChars: number;
+  readonly streamUnwatchedChars: number;
 }
 
 const MB = 1024 * 1024;
@@ -52,6 +65,11 @@ export const FULL_SCALE: BenchScale = {
   flatnessWarmup: 5,
   wsDeltas: 5000,
   wsClients: 50,
+  liveEntries: 10_000,
+  liveLargeBytes: 50 * MB,
+  liveAppends: 40,
+  streamWireChars: 20_000,
+  streamUnwatchedChars: 100_000,
 };
 
 export const QUICK_SCALE: BenchScale = {
@@ -66,6 +84,11 @@ export const QUICK_SCALE: BenchScale = {
   flatnessWarmup: 3,
   wsDeltas: 200,
   wsClients: 5,
+  liveEntries: 1000,
+  liveLargeBytes: 4 * MB,
+  liveAppends: 5,
+  streamWireChars: 8_000,
+  streamUnwatchedChars: 20_000,
 };
 
 export interface BenchOptions {
@@ -128,6 +151,8 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
     if (corpus !== null && only.has("list")) {
       log("list_vs_pi ...");
       Object.assign(figures, await guard(() => benchListVsPi(corpus, subjects, alternateOptions), { list_cold_vs_pi: LIST_COLD_TARGET, list_warm_vs_pi: LIST_WARM_TARGET }));
+      log("list_wire_bytes ...");
+      Object.assign(figures, await guard(() => benchListWire(corpus, alternateOptions), { list_wire_bytes: LIST_WIRE_TARGET }));
     }
     if (only.has("append")) {
       const t = process.hrtime.bigint();
@@ -151,6 +176,49 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
             append_vs_refold: APPEND_VS_REFOLD_TARGET,
             append_flatness: APPEND_FLATNESS_TARGET,
           },
+        ),
+      );
+    }
+    if (only.has("runtime")) {
+      log("runtime_ready_vs_sdk, state_cached_vs_first ...");
+      Object.assign(
+        figures,
+        await guard(() => benchRuntimeReady({ rounds: scale.rounds, warmup: scale.warmup, seed, log }), {
+          runtime_ready_vs_sdk: RUNTIME_READY_TARGET,
+          runtime_ready_cold_vs_sdk: null,
+          state_cached_vs_first: STATE_CACHED_TARGET,
+        }),
+      );
+    }
+    if (only.has("live")) {
+      Object.assign(
+        figures,
+        await benchLiveDetail({
+          workDir: path.join(workDir, "live"),
+          seed,
+          entries: scale.liveEntries,
+          largeBytes: scale.liveLargeBytes,
+          rounds: scale.rounds,
+          appends: scale.liveAppends,
+          log,
+        }),
+      );
+    }
+    if (only.has("stream")) {
+      log("stream_unwatched_vs_model, stream_wire_bytes ...");
+      Object.assign(
+        figures,
+        await guard(
+          () =>
+            benchStreamWire({
+              wireChars: scale.streamWireChars,
+              unwatchedChars: scale.streamUnwatchedChars,
+              rounds: scale.rounds,
+              warmup: scale.warmup,
+              seed,
+              log,
+            }),
+          { stream_wire_bytes: STREAM_WIRE_TARGET, stream_unwatched_vs_model: STREAM_UNWATCHED_TARGET },
         ),
       );
     }

@@ -3,30 +3,35 @@
  * that the clients' CPU (frame decoding, JSON.parse) does not count as the server's.
  *
  * Driven over IPC, one run at a time:
- *   parent → { type: "connect", url, count }   open `count` sockets to WS /api/pi/events, each answering
- *                                              heartbeat pings with the literal {"type":"pong"}
- *   child  → { type: "connected" }             every socket got its initial runtime_roster
- *   parent → { type: "await", deltas, timeoutMs }
- *   child  → { type: "received", counts }      every socket has `deltas` text deltas (or the timeout passed)
+ *   parent → { type: "connect", url, count }   open `count` sockets to WS /api/pi/events (focused on the
+ *                                              session), each answering heartbeat pings with {"type":"pong"}
+ *   child  → { type: "connected" }             every socket got its runtime_roster and its session's snapshot
+ *                                              (or `session_unavailable` for a session not written yet)
+ *   parent → { type: "await", events, reply, timeoutMs }
+ *   child  → { type: "received", counts, chars, complete }
+ *                                              every socket has `events` stream_delta events, the run's
+ *                                              agent_end and the persisted `reply` (a session_delta or
+ *                                              snapshot entry with exactly that text), or the timeout passed
  *   parent → { type: "report" }
  *   child  → { type: "report", receipts, messages, bytes, cpuUs }  and closes the sockets
  *   parent → { type: "exit" }
  *
  * A receipt is the `process.hrtime` time (ms, CLOCK_MONOTONIC: comparable with the parent's clock) at which a
- * socket's `message` handler got a runtime_event whose pi event is a message_update text_delta; the time is
- * taken before the JSON is parsed.
+ * socket's `message` handler got a `runtime_event` whose event is a `stream_delta`; the time is taken before
+ * the JSON is parsed. `chars` counts the characters of streamed text those events carried.
  */
 import WebSocket, { type RawData } from "ws";
+import { unpackEntry, type WireTranscriptEntry } from "../../domain/transcript/transcript-wire.ts";
 
 export type ClientCommand =
   | { type: "connect"; url: string; count: number }
-  | { type: "await"; deltas: number; timeoutMs: number }
+  | { type: "await"; events: number; reply: string; timeoutMs: number }
   | { type: "report" }
   | { type: "exit" };
 
 export type ClientReply =
   | { type: "connected" }
-  | { type: "received"; counts: number[] }
+  | { type: "received"; counts: number[]; chars: number[]; complete: boolean[] }
   | { type: "report"; receipts: number[][]; messages: number[]; bytes: number[]; cpuUs: number }
   | { type: "error"; message: string };
 
@@ -39,10 +44,18 @@ export function monotonicMs(): number {
 
 interface Client {
   readonly socket: WebSocket;
+  /** Receipt times of stream_delta events. */
   readonly receipts: number[];
+  /** Characters of streamed text received. */
+  chars: number;
   messages: number;
   bytes: number;
   rostered: boolean;
+  /** The focused session's snapshot (or its unavailability) arrived. */
+  settled: boolean;
+  agentEnded: boolean;
+  /** Texts of the assistant messages the session's snapshots and deltas carried. */
+  readonly persisted: Set<string>;
 }
 
 function textOf(data: RawData): string {
@@ -51,19 +64,29 @@ function textOf(data: RawData): string {
   return Buffer.from(data).toString("utf8");
 }
 
-function isTextDelta(message: unknown): boolean {
-  if (typeof message !== "object" || message === null) return false;
-  const { type, data } = message as { type?: unknown; data?: unknown };
-  if (type !== "runtime_event" || typeof data !== "object" || data === null) return false;
-  const event = (data as { event?: unknown }).event;
-  if (typeof event !== "object" || event === null) return false;
-  const { type: eventType, assistantMessageEvent } = event as { type?: unknown; assistantMessageEvent?: unknown };
-  if (eventType !== "message_update" || typeof assistantMessageEvent !== "object" || assistantMessageEvent === null) return false;
-  return (assistantMessageEvent as { type?: unknown }).type === "text_delta";
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null;
 }
 
-function messageType(message: unknown): unknown {
-  return typeof message === "object" && message !== null ? (message as { type?: unknown }).type : undefined;
+/** Characters of text the deltas of a stream_delta event add. */
+export function streamedChars(event: Record<string, unknown>): number {
+  const deltas = event["deltas"];
+  if (!Array.isArray(deltas)) return 0;
+  let chars = 0;
+  for (const delta of deltas) if (isRecord(delta) && delta["kind"] === "text" && typeof delta["text"] === "string") chars += delta["text"].length;
+  return chars;
+}
+
+/** The texts of the assistant messages among wire transcript entries. */
+export function assistantTexts(entries: unknown): string[] {
+  if (!Array.isArray(entries)) return [];
+  const texts: string[] = [];
+  for (const wire of entries) {
+    if (!isRecord(wire) || wire["type"] !== "message" || wire["role"] !== "assistant") continue;
+    const entry = unpackEntry(wire as WireTranscriptEntry) as { text?: unknown };
+    if (typeof entry.text === "string") texts.push(entry.text);
+  }
+  return texts;
 }
 
 let clients: Client[] = [];
@@ -74,52 +97,101 @@ function reply(message: ClientReply): void {
   process.send?.(message);
 }
 
+function onMessage(client: Client, message: Record<string, unknown>, at: number, onReady: () => void): void {
+  const data = isRecord(message["data"]) ? message["data"] : {};
+  switch (message["type"]) {
+    case "runtime_event": {
+      const event = data["event"];
+      if (!isRecord(event)) return;
+      if (event["type"] === "stream_delta") {
+        client.receipts.push(at);
+        client.chars += streamedChars(event);
+      } else if (event["type"] === "agent_end") {
+        client.agentEnded = true;
+      }
+      progress?.();
+      return;
+    }
+    case "ping":
+      client.socket.send(PONG);
+      return;
+    case "runtime_roster":
+      client.rostered = true;
+      break;
+    case "session_snapshot":
+      for (const text of assistantTexts(data["entries"])) client.persisted.add(text);
+      if (data["done"] === true) client.settled = true;
+      break;
+    case "session_delta": {
+      const transcript = isRecord(data["transcript"]) ? data["transcript"] : {};
+      const replaced = Array.isArray(transcript["replaced"]) ? (transcript["replaced"] as unknown[]).map((pair) => (Array.isArray(pair) ? pair[1] : null)) : [];
+      for (const text of assistantTexts([...replaced, ...(Array.isArray(transcript["appended"]) ? transcript["appended"] : [])])) client.persisted.add(text);
+      break;
+    }
+    case "session_unavailable":
+      client.settled = true;
+      break;
+    default:
+      return;
+  }
+  onReady();
+  progress?.();
+}
+
 function connect(url: string, count: number): void {
   clients = [];
   cpuStart = null;
-  let ready = 0;
+  let connected = false;
+  const onReady = (): void => {
+    if (connected || clients.length < count || !clients.every((client) => client.rostered && client.settled)) return;
+    connected = true;
+    cpuStart = process.cpuUsage();
+    reply({ type: "connected" });
+  };
   for (let i = 0; i < count; i++) {
-    const client: Client = { socket: new WebSocket(url), receipts: [], messages: 0, bytes: 0, rostered: false };
-    client.socket.on("message", (data: RawData) => {
+    const client: Client = {
+      socket: new WebSocket(url),
+      receipts: [],
+      chars: 0,
+      messages: 0,
+      bytes: 0,
+      rostered: false,
+      settled: false,
+      agentEnded: false,
+      persisted: new Set(),
+    };
+    client.socket.on("message", (raw: RawData) => {
       const at = monotonicMs();
-      const text = textOf(data);
+      const text = textOf(raw);
       client.messages++;
-      client.bytes += text.length;
+      client.bytes += Buffer.byteLength(text);
       const message: unknown = JSON.parse(text);
-      if (isTextDelta(message)) {
-        client.receipts.push(at);
-        progress?.();
-        return;
-      }
-      const type = messageType(message);
-      if (type === "ping") client.socket.send(PONG);
-      else if (type === "runtime_roster" && !client.rostered) {
-        client.rostered = true;
-        if (++ready === count) {
-          cpuStart = process.cpuUsage();
-          reply({ type: "connected" });
-        }
-      }
+      if (isRecord(message)) onMessage(client, message, at, onReady);
     });
     client.socket.on("error", (error: Error) => reply({ type: "error", message: `socket ${i}: ${error.message}` }));
     clients.push(client);
   }
 }
 
-function awaitDeltas(deltas: number, timeoutMs: number): void {
-  const done = (): boolean => clients.every((client) => client.receipts.length >= deltas);
+function awaitRun(events: number, text: string, timeoutMs: number): void {
+  const complete = (client: Client): boolean => client.receipts.length >= events && client.agentEnded && client.persisted.has(text);
   const finish = (): void => {
     progress = null;
     clearTimeout(timer);
-    reply({ type: "received", counts: clients.map((client) => client.receipts.length) });
+    reply({
+      type: "received",
+      counts: clients.map((client) => client.receipts.length),
+      chars: clients.map((client) => client.chars),
+      complete: clients.map(complete),
+    });
   };
   const timer = setTimeout(finish, timeoutMs);
-  if (done()) {
+  if (clients.every(complete)) {
     finish();
     return;
   }
   progress = () => {
-    if (done()) finish();
+    if (clients.every(complete)) finish();
   };
 }
 
@@ -162,7 +234,7 @@ if (process.send !== undefined && process.env[CLIENT_PROCESS_ENV] === "1") {
           connect(command.url, command.count);
           return;
         case "await":
-          awaitDeltas(command.deltas, command.timeoutMs);
+          awaitRun(command.events, command.reply, command.timeoutMs);
           return;
         case "report":
           void report().catch((error: unknown) => reply({ type: "error", message: String(error) }));

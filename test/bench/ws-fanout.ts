@@ -1,37 +1,47 @@
 /**
- * ws_fanout (issue 3): one runtime streams message deltas to many WS /api/pi/events clients.
+ * ws_fanout (issue 3, redefined for issue 10's live protocol): one runtime streams a reply to many WS
+ * /api/pi/events clients focused on its session.
  *
  * Setup: the real app (`buildApp`) listening on 127.0.0.1 port 0, its RuntimeHost with FORKED workers (the
  * production path: the pi runtime and the faux provider run in the worker process, so this process's CPU is
- * the server's: Fastify, the runtime host's projection fold per event, the events route's fan-out, ws
- * framing). The clients run in a second child process (ws-fanout-clients.ts) so that their frame decoding
- * and JSON.parse do not count either. Every client connects with ?sessionId=<id> (full events) and answers
- * heartbeat pings with the literal {"type":"pong"}. The worker's CPU (from /proc, Linux) and the clients'
- * CPU are reported as details.
+ * the server's: Fastify, the runtime host's fold per event, the events route's fan-out, ws framing and
+ * permessage-deflate, the detail worker thread's transcript deltas). The clients run in a second child process
+ * (ws-fanout-clients.ts) so that their frame decoding and JSON.parse do not count either. Every client
+ * connects with ?sessionId=<id> (the focus: only focused sockets get `stream_delta`), waits for the session's
+ * snapshot, and answers heartbeat pings with the literal {"type":"pong"}. The worker's CPU (from /proc, Linux)
+ * and the clients' CPU are reported as details.
  *
- * Stream: faux replies whose text comes as 4-character text deltas (faux tokenSize 1 = 4 characters), paced
- * by `tokensPerSecond` (default 500 deltas per second, a few times faster than a fast model). The deltas come
- * in replies of at most 250 deltas (1,000 characters) each, one prompt after another: every message_update
- * carries the partial message so far (twice: `message` and `assistantMessageEvent.partial`), so one
- * 20,000-character reply would make the average event ~20 KB and the run mostly about JSON size (~5 GB for
- * 50 clients), not fan-out.
+ * What travels: the faux model streams each run's reply as 4-character text deltas (faux tokenSize 1),
+ * paced by `tokensPerSecond` (default 500 deltas per second, 2,000 characters per second: a few times faster
+ * than a fast model). pi's `message_update` events never leave the worker: it sends one coalesced
+ * `stream_delta` event per ≤ 30 ms carrying the text added since the previous one (~15 deltas, ~60 characters
+ * at the default pace), and `message_end`/`turn_end`/`agent_end` without content; the persisted reply reaches
+ * the clients once, in the session's transcript delta. A run is ONE reply of `deltas` text deltas (a long
+ * reply no longer makes the events heavy: each stream_delta carries only what was added).
  *
- * Latency of a delta = the time a client's `message` handler receives it (before JSON.parse) minus the time
- * the runtime host emitted it on `events$` (a subscriber of this bench registered before any socket, so it
- * runs before the events route's per-socket sends). Both are `process.hrtime` (CLOCK_MONOTONIC, one clock for
- * every process of the machine). The k-th delta a client receives is matched with the k-th emitted (one
- * runtime: order is preserved). So it covers the fan-out loop (per socket: JSON.stringify, ws send), the
- * kernel's loopback, and the client process's event loop (50 sockets in one process: its queueing counts).
- * It does not cover the worker → host IPC hop.
+ * Delivered event = one `stream_delta` runtime event received by one client (their number per run depends on
+ * the pacing: the host's count is the reference, and each client must receive exactly that many and every
+ * character of the reply, then the run's agent_end and the transcript delta with the persisted reply).
  *
- * CPU per delivered event = this process's `process.cpuUsage()` (user + system) from the first prompt until
- * every client has every delta, divided by deltas × clients. It includes everything the server does in that
- * time (the other messages it sends too: message_start/end, agent_end, active_session snapshots).
+ * Latency of a chunk of text = the time a client's `message` handler receives its stream_delta (before
+ * JSON.parse) minus the time the runtime host emitted it on `events$` (a subscriber of this bench registered
+ * before any socket, so it runs before the events route's per-socket sends). Both are `process.hrtime`
+ * (CLOCK_MONOTONIC, one clock for every process of the machine). The k-th stream_delta a client receives is
+ * matched with the k-th emitted (one runtime: order is preserved). So it covers the fan-out loop (per socket:
+ * the seq tail, ws send), the kernel's loopback and the client process's event loop (50 sockets in one
+ * process: its queueing counts). It does not cover the worker's coalescing window (≤ 30 ms) or the worker →
+ * host IPC hop.
+ *
+ * CPU per delivered event = this process's `process.cpuUsage()` (user + system, every thread) from the prompt
+ * until every client has the whole reply (every stream_delta, agent_end, the persisted reply), divided by
+ * stream_delta events × clients. It includes everything the server does in that time (the other messages it
+ * sends too: message_start/end, turn_end, agent_end, active_session snapshots, the session list and transcript
+ * deltas, compressed per socket when ≥ 1 KiB).
  *
  * The figure: CPU per delivered event with `clients` sockets / with 1 socket, same stream, same run (order:
- * a short warm-up stream, the 1-client run, the N-client run). Target ≤ 1.0: the per-event work (IPC
- * decode, projection fold) is shared, so fanning out must not cost more per delivered event than delivering
- * to one client. `ws_fanout_latency` (informational): p99 latency at N clients / at 1 client.
+ * a short warm-up reply, the 1-client run, the N-client run). Target ≤ 1.0: the per-event work (IPC decode,
+ * folds, encoding each message once) is shared, so fanning out must not cost more per delivered event than
+ * delivering to one client. `ws_fanout_latency` (informational): p99 latency at N clients / at 1 client.
  */
 import { fork, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
@@ -45,19 +55,19 @@ import { FauxScript, type FauxTurn } from "../../adapters/runtime/faux-script.ts
 import { createRuntimeTestDirs, type RuntimeTestDirs } from "../../adapters/runtime/runtime-test-support.ts";
 import { informationalFigure, measuredFigure, type Figure } from "./figure.ts";
 import { quantile, round } from "./measure.ts";
-import { CLIENT_PROCESS_ENV, monotonicMs, type ClientCommand, type ClientReply } from "./ws-fanout-clients.ts";
+import { CLIENT_PROCESS_ENV, monotonicMs, streamedChars, type ClientCommand, type ClientReply } from "./ws-fanout-clients.ts";
 
 export const WS_FANOUT_TARGET = 1.0;
 export const WS_FANOUT_FIGURES = ["ws_fanout", "ws_fanout_latency"] as const;
 export type WsFanoutFigureName = (typeof WS_FANOUT_FIGURES)[number];
 
-/** Deltas per faux reply (1,000 characters). */
-const DELTAS_PER_REPLY = 250;
+/** Text deltas of the warm-up reply (at most). */
+const WARMUP_DELTAS = 250;
 /** Characters per text delta: faux tokenSize 1 is 4 characters. */
 const CHARS_PER_DELTA = 4;
 
 export interface WsFanoutOptions {
-  /** Text deltas streamed per run (each client must receive all of them). */
+  /** Text deltas the model streams per run, as one reply (each client must receive all of its text). */
   readonly deltas: number;
   /** Sockets of the subject run (the baseline run has 1). */
   readonly clients: number;
@@ -67,18 +77,25 @@ export interface WsFanoutOptions {
 }
 
 export function wsFanoutDescription(clients: number, deltas: number): string {
-  return `server CPU per delivered text delta, ${deltas} deltas to ${clients} WS clients / to 1 client`;
+  return `server CPU per delivered stream_delta event, one reply of ${deltas * CHARS_PER_DELTA} characters to ${clients} focused WS clients / to 1 client`;
 }
 
 export function wsLatencyDescription(clients: number): string {
-  return `p99 delta latency (host emit -> client receipt), ${clients} WS clients / 1 client`;
+  return `p99 stream_delta latency (host emit -> client receipt), ${clients} WS clients / 1 client`;
 }
 
 interface RunResult {
   readonly clients: number;
-  readonly deltas: number;
-  /** Per client: text deltas received. */
+  /** Characters of the run's reply. */
+  readonly chars: number;
+  /** stream_delta events the host emitted for the run. */
+  readonly events: number;
+  /** Characters of text those events carried. */
+  readonly emittedChars: number;
+  /** Per client: stream_delta events received, characters they carried, whether the whole reply arrived. */
   readonly delivered: number[];
+  readonly deliveredChars: number[];
+  readonly complete: boolean[];
   readonly latenciesMs: number[];
   readonly serverCpuUs: number;
   readonly workerCpuUs: number | null;
@@ -88,19 +105,13 @@ interface RunResult {
   readonly bytesPerClient: number;
 }
 
-/** Replies of at most DELTAS_PER_REPLY deltas adding up to `deltas`, each matched by its own prompt. */
-function replyPlan(run: string, deltas: number): Array<{ prompt: string; turn: FauxTurn }> {
-  const plan: Array<{ prompt: string; turn: FauxTurn }> = [];
-  const words = "stream the delta through every socket to the client ";
-  for (let left = deltas, index = 0; left > 0; index++) {
-    const count = Math.min(DELTAS_PER_REPLY, left);
-    left -= count;
-    const chars = count * CHARS_PER_DELTA;
-    const text = words.repeat(Math.ceil(chars / words.length)).slice(0, chars);
-    const prompt = `fanout ${run} reply ${index}`;
-    plan.push({ prompt, turn: { match: prompt, text } });
-  }
-  return plan;
+/** One reply of `deltas` text deltas, unique to the run (so that each client can find its persisted text). */
+function replyOf(run: string, deltas: number): { prompt: string; turn: FauxTurn; text: string } {
+  const words = `stream ${run} through every socket to the client `;
+  const chars = deltas * CHARS_PER_DELTA;
+  const text = words.repeat(Math.ceil(chars / words.length)).slice(0, chars);
+  const prompt = `fanout ${run}`;
+  return { prompt, turn: { match: prompt, text }, text };
 }
 
 /** CPU time (µs, user + system) of another process, from /proc (Linux); null elsewhere. */
@@ -185,8 +196,10 @@ class ClientProcess {
 }
 
 interface Stream {
-  /** Emission times (monotonic ms) of the text deltas since the last reset. */
+  /** Emission times (monotonic ms) of the stream_delta events since the last reset. */
   emitted: number[];
+  /** Characters of text they carried. */
+  emittedChars: number;
   /** Resolves at the next agent_end of the session. */
   nextAgentEnd(timeoutMs: number): Promise<void>;
 }
@@ -200,6 +213,7 @@ function watchStream(app: FastifyInstance, sessionId: () => string | null): { st
   const agentEnds: Array<() => void> = [];
   const stream: Stream = {
     emitted: [],
+    emittedChars: 0,
     nextAgentEnd: (timeoutMs) =>
       new Promise((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`no agent_end within ${timeoutMs} ms`)), timeoutMs);
@@ -215,9 +229,9 @@ function watchStream(app: FastifyInstance, sessionId: () => string | null): { st
     const data: unknown = hostEvent.data(true);
     const event = isRecord(data) ? data["event"] : undefined;
     if (!isRecord(event)) return;
-    if (event["type"] === "message_update") {
-      const inner = event["assistantMessageEvent"];
-      if (isRecord(inner) && inner["type"] === "text_delta") stream.emitted.push(at);
+    if (event["type"] === "stream_delta") {
+      stream.emitted.push(at);
+      stream.emittedChars += streamedChars(event);
     } else if (event["type"] === "agent_end") {
       for (const resolve of agentEnds.splice(0)) resolve();
     }
@@ -235,13 +249,12 @@ async function post(app: FastifyInstance, url: string, payload: object): Promise
 export async function benchWsFanout(options: WsFanoutOptions): Promise<Record<WsFanoutFigureName, Figure>> {
   const log = options.log ?? (() => undefined);
   const tokensPerSecond = options.tokensPerSecond ?? 500;
-  const warmupDeltas = Math.min(DELTAS_PER_REPLY, Math.max(1, Math.floor(options.deltas / 10)));
   const runs = [
-    { name: "warmup", clients: options.clients, deltas: warmupDeltas },
+    { name: "warmup", clients: options.clients, deltas: Math.min(WARMUP_DELTAS, Math.max(1, Math.floor(options.deltas / 10))) },
     { name: "baseline", clients: 1, deltas: options.deltas },
     { name: "subject", clients: options.clients, deltas: options.deltas },
   ];
-  const plans = runs.map((run) => replyPlan(run.name, run.deltas));
+  const replies = runs.map((run) => replyOf(run.name, run.deltas));
   const streamTimeoutMs = (deltas: number): number => 60_000 + (deltas / tokensPerSecond) * 4000;
 
   const dirs: RuntimeTestDirs = createRuntimeTestDirs("leyline-bench-ws-");
@@ -258,7 +271,7 @@ export async function benchWsFanout(options: WsFanoutOptions): Promise<Record<Ws
       runtimeHostOptions: {
         idleMs: 0,
         watchdogMs: 0,
-        fauxScript: new FauxScript(plans.flat().map((step) => step.turn)),
+        fauxScript: new FauxScript(replies.map((reply) => reply.turn)),
         faux: { tokenSize: 1, tokensPerSecond },
       },
     });
@@ -282,32 +295,34 @@ export async function benchWsFanout(options: WsFanoutOptions): Promise<Record<Ws
 
     const results: RunResult[] = [];
     for (const [index, run] of runs.entries()) {
-      const plan = plans[index] ?? [];
-      log(`ws ${run.name}: ${run.deltas} deltas to ${run.clients} clients`);
+      const reply = replies[index] as { prompt: string; text: string };
+      log(`ws ${run.name}: one reply of ${run.deltas} deltas to ${run.clients} clients`);
       await clients.ask({ type: "connect", url, count: run.clients }, "connected", 60_000);
       stream.emitted = [];
+      stream.emittedChars = 0;
       const wallStart = monotonicMs();
       const cpuStart = process.cpuUsage();
       const workerStart = processCpuUs(workerPid);
-      for (const step of plan) {
-        const ended = stream.nextAgentEnd(streamTimeoutMs(DELTAS_PER_REPLY));
-        await post(app, `/api/pi/sessions/${encodeURIComponent(id)}/prompt`, { text: step.prompt });
-        await ended;
-      }
-      const received = await clients.ask({ type: "await", deltas: run.deltas, timeoutMs: 30_000 }, "received", 60_000);
+      const ended = stream.nextAgentEnd(streamTimeoutMs(run.deltas));
+      await post(app, `/api/pi/sessions/${encodeURIComponent(id)}/prompt`, { text: reply.prompt });
+      await ended;
+      const events = stream.emitted.length;
+      const received = await clients.ask({ type: "await", events, reply: reply.text, timeoutMs: 30_000 }, "received", 60_000);
       const cpu = process.cpuUsage(cpuStart);
       const workerEnd = processCpuUs(workerPid);
       const wallMs = monotonicMs() - wallStart;
       const report = await clients.ask({ type: "report" }, "report", 60_000);
       const emitted = stream.emitted;
-      const latenciesMs = report.receipts.flatMap((receipts) =>
-        receipts.slice(0, emitted.length).map((at, k) => at - (emitted[k] as number)),
-      );
+      const latenciesMs = report.receipts.flatMap((receipts) => receipts.slice(0, emitted.length).map((at, k) => at - (emitted[k] as number)));
       const average = (values: readonly number[]): number => values.reduce((sum, v) => sum + v, 0) / Math.max(1, values.length);
       results.push({
         clients: run.clients,
-        deltas: run.deltas,
+        chars: reply.text.length,
+        events,
+        emittedChars: stream.emittedChars,
         delivered: received.counts,
+        deliveredChars: received.chars,
+        complete: received.complete,
         latenciesMs,
         serverCpuUs: cpu.user + cpu.system,
         workerCpuUs: workerStart !== null && workerEnd !== null ? workerEnd - workerStart : null,
@@ -316,9 +331,11 @@ export async function benchWsFanout(options: WsFanoutOptions): Promise<Record<Ws
         messagesPerClient: average(report.messages),
         bytesPerClient: average(report.bytes),
       });
-      if (emitted.length !== run.deltas) throw new Error(`${run.name}: the runtime emitted ${emitted.length} text deltas, expected ${run.deltas}`);
+      if (stream.emittedChars !== reply.text.length) {
+        throw new Error(`${run.name}: the runtime streamed ${stream.emittedChars} characters in ${events} stream_delta events, expected ${reply.text.length}`);
+      }
     }
-    return figures(results[1] as RunResult, results[2] as RunResult, tokensPerSecond);
+    return figures(results[1] as RunResult, results[2] as RunResult, tokensPerSecond, options.deltas);
   } finally {
     subscription?.unsubscribe();
     await clients?.stop().catch(() => undefined);
@@ -328,12 +345,15 @@ export async function benchWsFanout(options: WsFanoutOptions): Promise<Record<Ws
 }
 
 function cpuUsPerDelivered(run: RunResult): number {
-  return run.serverCpuUs / (run.deltas * run.clients);
+  return run.serverCpuUs / (run.events * run.clients);
 }
 
 function runDetails(run: RunResult): Record<string, unknown> {
   return {
+    events: run.events,
     deliveredPerClient: { min: Math.min(...run.delivered), max: Math.max(...run.delivered) },
+    charsPerClient: { min: Math.min(...run.deliveredChars), max: Math.max(...run.deliveredChars) },
+    charsPerEvent: round(run.emittedChars / Math.max(1, run.events), 1),
     p50Ms: round(quantile(run.latenciesMs, 0.5), 2),
     p99Ms: round(quantile(run.latenciesMs, 0.99), 2),
     maxMs: round(quantile(run.latenciesMs, 1), 2),
@@ -348,29 +368,39 @@ function runDetails(run: RunResult): Record<string, unknown> {
 }
 
 function checkOf(runs: readonly RunResult[]): string {
-  const problems = runs.flatMap((run) =>
-    run.delivered.some((count) => count !== run.deltas)
-      ? [`${run.clients} clients: delivered ${Math.min(...run.delivered)}..${Math.max(...run.delivered)} of ${run.deltas} deltas`]
-      : [],
-  );
+  const problems = runs.flatMap((run) => {
+    const found: string[] = [];
+    if (run.events === 0) found.push(`${run.clients} clients: no stream_delta event`);
+    if (run.delivered.some((count) => count !== run.events)) {
+      found.push(`${run.clients} clients: delivered ${Math.min(...run.delivered)}..${Math.max(...run.delivered)} of ${run.events} stream_delta events`);
+    }
+    if (run.deliveredChars.some((chars) => chars !== run.chars)) {
+      found.push(`${run.clients} clients: received ${Math.min(...run.deliveredChars)}..${Math.max(...run.deliveredChars)} of ${run.chars} characters`);
+    }
+    const incomplete = run.complete.filter((complete) => !complete).length;
+    if (incomplete > 0) found.push(`${run.clients} clients: ${incomplete} without agent_end or the persisted reply`);
+    return found;
+  });
   return problems.length === 0 ? "ok" : problems.join("; ");
 }
 
-function figures(baseline: RunResult, subject: RunResult, tokensPerSecond: number): Record<WsFanoutFigureName, Figure> {
+function figures(baseline: RunResult, subject: RunResult, tokensPerSecond: number, deltas: number): Record<WsFanoutFigureName, Figure> {
   const check = checkOf([baseline, subject]);
-  const common = { clients: subject.clients, deltas: subject.deltas, deltasPerSecond: tokensPerSecond, check };
+  const common = { clients: subject.clients, deltas, chars: subject.chars, deltasPerSecond: tokensPerSecond, check };
   const subjectCpu = cpuUsPerDelivered(subject);
   const baselineCpu = cpuUsPerDelivered(baseline);
   const subjectP99 = quantile(subject.latenciesMs, 0.99);
   const baselineP99 = quantile(baseline.latenciesMs, 0.99);
+  // The server CPU each extra client adds per event (the shared per-event work cancels out).
+  const baselinePerEvent = baseline.serverCpuUs / baseline.events;
+  const marginal = (subject.serverCpuUs / subject.events - baselinePerEvent) / Math.max(1, subject.clients - 1);
   return {
-    // subjectMs/baselineMs: server CPU ms per 1,000 delivered deltas (= µs per delivered delta).
-    ws_fanout: measuredFigure(wsFanoutDescription(subject.clients, subject.deltas), round(subjectCpu / baselineCpu, 4), WS_FANOUT_TARGET, {
+    // subjectMs/baselineMs: server CPU ms per 1,000 delivered stream_delta events (= µs per delivered event).
+    ws_fanout: measuredFigure(wsFanoutDescription(subject.clients, deltas), round(subjectCpu / baselineCpu, 4), WS_FANOUT_TARGET, {
       subjectMs: round(subjectCpu, 2),
       baselineMs: round(baselineCpu, 2),
-      unit: "server CPU ms per 1000 delivered deltas",
-      // The server CPU each extra client adds per delta (the shared per-event work cancels out).
-      marginalUsPerDelivery: round((subject.serverCpuUs - baseline.serverCpuUs * (subject.deltas / baseline.deltas)) / (subject.deltas * (subject.clients - 1 || 1)), 2),
+      unit: "server CPU ms per 1000 delivered stream_delta events",
+      marginalUsPerDelivery: round(marginal, 2),
       ...common,
       subject: runDetails(subject),
       baseline: runDetails(baseline),

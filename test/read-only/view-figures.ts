@@ -5,7 +5,8 @@
  * sidebar of Chromium, and prints one JSON object:
  * - `clickToTranscriptMs`: per click, the time until the session's last assistant message is shown;
  * - `workersAfter` / `serverRssMb` / `workersRssMb`: runtime worker processes (children of the server) and
- *   their RSS once the server is quiet (its worker count unchanged for 3 s), and the most seen at once;
+ *   their RSS once the server is quiet (its worker count unchanged for 3 s), and the most seen at once (the
+ *   server's spare worker, which api/main.ts keeps started ahead, is one of them);
  * - `changedFiles`: the agent dir's files whose bytes, size or mtime changed by viewing.
  *
  *   npx tsx test/read-only/view-figures.ts [--sessions 10]

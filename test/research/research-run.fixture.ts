@@ -12,7 +12,7 @@ import type { FastifyInstance } from "fastify";
 import { expect } from "vitest";
 import type { FauxToolCallSpec, FauxTurn } from "../../adapters/runtime/faux-script.ts";
 import { call, EventCollector, runtimeApp, type RuntimeApiDirs } from "../../api/runtime-api.fixture.ts";
-import type { SessionDetail } from "../../api/session-detail.ts";
+import type { SessionDetail } from "../../domain/session-detail.ts";
 import { parseResearchEvent } from "../../domain/research/research-event.ts";
 import { researchStateFromEntries } from "../../domain/research/research.fold.ts";
 import type { ResearchEvent, ResearchState, ResearchSummary } from "../../domain/research/research-types.ts";

@@ -16,7 +16,7 @@
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, runtimeApiSuite } from "../../api/runtime-api.fixture.ts";
-import type { SessionDetail } from "../../api/session-detail.ts";
+import type { SessionDetail } from "../../domain/session-detail.ts";
 import { researchStateFromEntries, summarizeResearch } from "../../domain/research/research.fold.ts";
 import type { ResearchState } from "../../domain/research/research-types.ts";
 import type { Active } from "../../domain/runtime/runtime-types.ts";

@@ -67,7 +67,7 @@ describe("the first reply of a new session", () => {
     // The prompt was accepted: the file is there already, before any byte of the reply.
     expect(fs.existsSync(file)).toBe(true);
     expectHeaderAndPrompt(file, sessionId, dirs.cwd, "first words");
-    await rec.until(() => rec.runtimeEvents(sessionId).includes("message_update"), "the reply streams");
+    await rec.until(() => rec.runtimeEvents(sessionId).includes("stream_delta"), "the reply streams");
     expect(messageTexts(file)).toEqual(["user:first words"]);
 
     const worker = handle.workerPid ?? 0;

@@ -1,7 +1,8 @@
 /**
  * Test-only helpers of the security suite: the real server as a child process (`node --import tsx
  * api/main.ts --port 0`, as api/main.int.test.ts starts it) over temp pi and Leyline dirs and a faux script
- * file, JSON requests to it, the worker processes it started (its `runtime-worker.ts` children), and
+ * file, JSON requests to it, the worker processes it started (its `runtime-worker` children: the bundle
+ * adapters/runtime/worker-bundle.ts builds, or runtime-worker.ts itself; the spare worker among them), and
  * `sleep <marker>` processes (tool commands the faux model runs through pi's bash tool).
  */
 import { type ChildProcess, spawn } from "node:child_process";
@@ -29,7 +30,7 @@ export interface ServerProcess {
   stderr(): string;
   /** JSON request; the body is parsed when there is one. */
   call(method: string, route: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }>;
-  /** Pids of the worker processes this server started that are still running. */
+  /** Pids of the worker processes this server started that are still running (its spare worker included). */
   workers(): Promise<number[]>;
   /** SIGTERM and wait for the exit (SIGKILL after 20 s). */
   stop(): Promise<void>;
@@ -90,7 +91,7 @@ export async function startServer(dirs: ServerDirs, turns: FauxTurn[], env: Node
   };
 }
 
-/** Running `runtime-worker.ts` processes whose parent is `parent`. */
+/** Running runtime worker processes (`runtime-worker-<hash>.mjs` or `runtime-worker.ts`) whose parent is `parent`. */
 function childWorkers(parent: number): number[] {
   return fs
     .readdirSync("/proc")
@@ -99,7 +100,7 @@ function childWorkers(parent: number): number[] {
       try {
         const stat = fs.readFileSync(`/proc/${name}/stat`, "utf8");
         const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-        return ppid === parent && fs.readFileSync(`/proc/${name}/cmdline`, "utf8").includes("runtime-worker.ts");
+        return ppid === parent && fs.readFileSync(`/proc/${name}/cmdline`, "utf8").includes("runtime-worker");
       } catch {
         return false;
       }

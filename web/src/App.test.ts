@@ -50,6 +50,25 @@ describe("App shell", () => {
     expect(wrapper.get("a.skip").attributes("href")).toBe("#main");
   });
 
+  it("says how many events behind it is while a resumed stream catches up", async () => {
+    const { wrapper } = await mountApp();
+    const connection = useConnectionStore();
+    connection.$patch({ status: "connected", started: true, behind: 12 });
+    await flushPromises();
+    expect(wrapper.get("[data-test=events-behind]").text()).toBe("12 events behind");
+    expect(wrapper.get("[data-test=connection-status]").attributes("title")).toContain("Catching up");
+    connection.$patch({ behind: 1 });
+    await flushPromises();
+    expect(wrapper.get("[data-test=events-behind]").text()).toBe("1 event behind");
+    connection.$patch({ behind: 0 });
+    await flushPromises();
+    expect(wrapper.find("[data-test=events-behind]").exists()).toBe(false);
+    // Offline, nothing is "behind": the pill says offline.
+    connection.$patch({ status: "offline", behind: 5 });
+    await flushPromises();
+    expect(wrapper.find("[data-test=events-behind]").exists()).toBe(false);
+  });
+
   it("toggles the theme (dark first) and remembers it", async () => {
     const { wrapper } = await mountApp();
     const toggle = wrapper.get("[data-test=theme-toggle]");

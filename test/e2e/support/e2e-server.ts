@@ -86,7 +86,7 @@ export async function startE2eServer(options: E2eServerOptions): Promise<E2eServ
     LEYLINE_FAUX_RESPONSES: scriptFile,
   };
   // As api/main.ts does: workers learn the API base URL (LEYLINE_API_URL, used by the subagent extension) once
-  // the server listens.
+  // the server listens, and one spare worker waits (pi imported, no session) for the first action.
   const api: { url: string | undefined } = { url: undefined };
   const app = await buildApp({
     env,
@@ -96,6 +96,7 @@ export async function startE2eServer(options: E2eServerOptions): Promise<E2eServ
     home: dirs.home,
     runtimeHostOptions: {
       apiUrl: () => api.url,
+      spareWorker: true,
       ...(options.tokensPerSecond !== undefined ? { faux: { tokensPerSecond: options.tokensPerSecond } } : {}),
     },
   });

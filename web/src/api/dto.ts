@@ -46,15 +46,5 @@ export interface ActiveResponse {
 /** GET /api/pi/fs */
 export type { DirectoryEntry, DirectoryListing } from "../../../domain/directory-listing.ts";
 
-/** The session index counts of GET /internal/diagnostics (the only route that reports files on disk). */
-export interface SessionIndexStatus {
-  ready: boolean;
-  filesOnDisk: number;
-  indexed: number;
-  invalid: number;
-}
-
-/** GET /internal/diagnostics (the parts the client reads). */
-export interface DiagnosticsResponse {
-  sessionIndex: (SessionIndexStatus & { watchedFolders?: number }) | null;
-}
+/** What the session index knows about pi's sessions folder (on the events socket with the session list). */
+export type { SessionIndexStatus } from "../../../domain/live/session-list.ts";

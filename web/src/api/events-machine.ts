@@ -1,61 +1,104 @@
 /**
- * The events connection as a pure state machine (WS /api/pi/events; spec "Event WebSockets", design
- * architecture "Event protocol to the browser"). `step(state, input)` returns the next state and the effects
- * the driver (events-socket.ts) performs: open or close the socket, send a text, schedule a reconnect,
- * deliver a message, start a new snapshot generation, resynchronise over HTTP.
+ * The events connection as a pure state machine (WS /api/pi/events; the protocol is domain/live/live-messages.ts).
+ * `step(state, input)` returns the next state and the effects the driver (events-socket.ts) performs: open or
+ * close the socket, send a text, schedule a reconnect, deliver a message, start a fresh stream generation.
+ *
+ * One connection carries one *stream*: numbered messages (seq 1, 2, …) that outlive the socket for a while. The
+ * machine keeps the stream id and the last seq it applied across connections, so that after a drop it asks to
+ * resume (`?stream=<id>&after=<applied>`) and receives exactly what it missed.
  *
  * Rules:
- * - Heartbeat: `{"type":"ping"}` is answered with the exact text `{"type":"pong"}` (the server compares text).
- * - Every server message carries `seq` (per connection, from 1) and `epoch` (per server run). The first
- *   message of a connection starts a new snapshot generation (the server re-sends one active_session per
- *   open runtime, then runtime_roster, so older revision floors no longer apply). A new epoch means the
- *   server restarted: resync. A later message whose seq is not the previous + 1 is a gap: the client reopens
- *   the socket at once (fresh snapshots) and resyncs when the new connection starts.
+ * - The first message of a connection is `hello` (seq 0, with the server run's `epoch`; later messages carry only
+ *   their seq): `{ stream, resumed, latestSeq }`. Resumed (the stream
+ *   asked for, same epoch): numbering continues after the applied seq, and the client is `latestSeq - applied`
+ *   messages behind (`behindOf`, falling to 0 as the missed messages are applied). Otherwise the stream is fresh
+ *   (`freshStream` effect: everything derived from the old stream is thrown away and snapshots follow). A numbered
+ *   message before `hello` is a protocol error: the socket is dropped and the next connection starts fresh.
+ * - Seq continuity is checked against the last applied seq: `applied + 1` is applied; a seq at or below it was
+ *   applied already and is skipped (counted); a seq beyond it is a gap: the socket is dropped and reopened after
+ *   the backoff asking to resume after the applied seq (the server replays, or starts a fresh stream when it
+ *   cannot).
+ * - A new `epoch` (the server restarted) never resumes: a fresh generation flagged `restart`. An epoch change on
+ *   one connection is a protocol error (reopened fresh).
+ * - Heartbeat: `{"type":"ping"}` (numbered like every message) is answered with exactly `{"type":"pong"}`.
+ * - Focus: `focus(sessionId)` on a greeted socket sends `{"type":"focus","sessionId":…}` instead of
+ *   reconnecting; otherwise it is remembered: the next connect URL carries it (`?sessionId=`), and a focus that
+ *   changed while connecting is sent after the hello. `focus(sessionId, true)` also asks for that session's
+ *   snapshot: a focus change brings one; for the focus the server has already, the same focus is sent again (the
+ *   server answers a repeated focus with a fresh snapshot). A snapshot owed across a resume is asked for that way too.
  * - A closed or failed socket is reopened after an exponential backoff with jitter (`reconnectDelay`); the
- *   attempt count resets when a connection delivers its first message (a server that accepts and drops at
- *   once still backs off). After a drop the next connection resyncs ("reconnect").
- * - `focus(sessionId)` reopens the socket with `?sessionId=` (full snapshots of the selected session only).
+ *   attempt count resets when a connection delivers its `hello`.
  *
  * No clock and no randomness: the jitter arrives with the `closed` input.
  */
+import { PONG_TEXT, UNNUMBERED_SEQ, type HelloData } from "../../../domain/live/live-messages.ts";
 
-export const PONG_TEXT = '{"type":"pong"}';
+export { PONG_TEXT };
 
-/** A decoded server message: `{ type, data?, seq, epoch }`. */
+/** A client message larger than this closes the socket (the server's limit). */
+export const CLIENT_MESSAGE_LIMIT_BYTES = 1024;
+
+/** A decoded server message: `{ type, data?, seq }`, and the server run's `epoch` on `hello`. */
 export interface EventEnvelope {
   type: string;
   data?: unknown;
   seq: number;
-  epoch: string;
+  epoch?: string;
 }
 
-export type ResyncReason = "reconnect" | "gap" | "restart" | "focus";
+/** Why a connection started a fresh stream. */
+export type FreshReason =
+  /** There was no stream to resume (the first connection, or one after a protocol error). */
+  | "start"
+  /** The stream could not be resumed (expired, ended as a slow reader, too far behind, attached elsewhere). */
+  | "not-resumed"
+  /** The server restarted (a new epoch). */
+  | "restart";
 
 export type MachinePhase = "stopped" | "connecting" | "open" | "backoff";
 
+export interface ResumePoint {
+  stream: string;
+  after: number;
+}
+
 export interface MachineState {
   phase: MachinePhase;
-  /** The `?sessionId=` focus: "" selects no full runtime. */
+  /** The focus the client wants: "" selects no session. */
   sessionId: string;
-  /** Failed attempts since the last connection that delivered a message. */
+  /** The focus the server has on the current connection (its URL, then focus messages); null without one. */
+  serverFocus: string | null;
+  /** Failed attempts since the last connection that said hello. */
   attempt: number;
-  /** Last seq of the current connection (0 before its first message). */
-  lastSeq: number;
-  /** The server run last seen, or null before the first message ever. */
+  /** The stream to resume, or null (the next connection starts a fresh one). */
+  stream: string | null;
+  /** The last seq applied on `stream` (0 before its first numbered message). */
+  applied: number;
+  /** The server run last seen, or null before the first hello. */
   epoch: string | null;
-  /** Why the next connection must resync when it starts, if it must. */
-  pendingResync: ResyncReason | null;
+  /** The current connection delivered its hello. */
+  greeted: boolean;
+  /** A resumed connection's `latestSeq` (what it has to replay); 0 on a fresh stream. */
+  latestSeq: number;
+  /** A snapshot of the focused session is owed (asked for while the server could not be told yet). */
+  snapshotOwed: boolean;
+  /** Fresh streams started so far. */
+  generation: number;
   /** Milliseconds until the scheduled reconnect (phase backoff). */
   retryInMs: number | null;
-  /** Messages that were not JSON envelopes (ignored, counted). */
+  /** Messages that were not envelopes (ignored, counted). */
   malformed: number;
+  /** Numbered messages at or below the applied seq (skipped, counted). */
+  duplicates: number;
 }
 
 export type MachineInput =
   | { type: "start"; sessionId: string }
-  | { type: "focus"; sessionId: string }
+  /** Focus a session ("" none); `snapshot`: its snapshot is wanted even when the focus does not change. */
+  | { type: "focus"; sessionId: string; snapshot?: boolean }
   | { type: "opened" }
-  | { type: "message"; text: string }
+  /** A server text; `random` in [0, 1) draws the jitter when it makes the machine back off (default 0.5). */
+  | { type: "message"; text: string; random?: number }
   /** The socket closed or failed (also: no message for too long). `random` in [0, 1) draws the jitter. */
   | { type: "closed"; random: number }
   /** The backoff timer fired. */
@@ -65,16 +108,18 @@ export type MachineInput =
   | { type: "stop" };
 
 export type MachineEffect =
-  | { type: "connect"; sessionId: string }
+  /** Open a socket: `?sessionId=<sessionId>`, and `&stream=…&after=…` to resume. */
+  | { type: "connect"; sessionId: string; resume: ResumePoint | null }
   | { type: "disconnect" }
   | { type: "send"; text: string }
   | { type: "schedule"; delayMs: number }
   | { type: "cancelSchedule" }
-  /** The first message of a connection: start a new snapshot generation. */
-  | { type: "connectionStarted"; epoch: string; restart: boolean }
+  /** A fresh stream: drop what the old one built; snapshots follow. */
+  | { type: "freshStream"; epoch: string; reason: FreshReason }
+  /** The stream continues: `latestSeq - after` missed messages follow. */
+  | { type: "resumed"; after: number; latestSeq: number }
   | { type: "deliver"; message: EventEnvelope }
-  | { type: "heartbeat" }
-  | { type: "resync"; reason: ResyncReason };
+  | { type: "heartbeat" };
 
 export interface Step {
   state: MachineState;
@@ -100,7 +145,22 @@ export function reconnectDelay(attempt: number, random: number, options: Backoff
 }
 
 export function initialMachineState(sessionId = ""): MachineState {
-  return { phase: "stopped", sessionId, attempt: 0, lastSeq: 0, epoch: null, pendingResync: null, retryInMs: null, malformed: 0 };
+  return {
+    phase: "stopped",
+    sessionId,
+    serverFocus: null,
+    attempt: 0,
+    stream: null,
+    applied: 0,
+    epoch: null,
+    greeted: false,
+    latestSeq: 0,
+    snapshotOwed: false,
+    generation: 0,
+    retryInMs: null,
+    malformed: 0,
+    duplicates: 0,
+  };
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -117,93 +177,158 @@ export function decodeEnvelope(text: string): EventEnvelope | null {
   }
   if (!isRecord(value)) return null;
   const { type, seq, epoch } = value;
-  if (typeof type !== "string" || typeof seq !== "number" || !Number.isInteger(seq) || typeof epoch !== "string") return null;
-  return "data" in value ? { type, data: value["data"], seq, epoch } : { type, seq, epoch };
+  if (typeof type !== "string" || typeof seq !== "number" || !Number.isInteger(seq) || seq < 0) return null;
+  if (epoch !== undefined && typeof epoch !== "string") return null;
+  const envelope: EventEnvelope = "data" in value ? { type, data: value["data"], seq } : { type, seq };
+  if (epoch !== undefined) envelope.epoch = epoch;
+  return envelope;
 }
 
-function connectNow(state: MachineState, pendingResync: ResyncReason | null): Step {
+/** The data of a hello message, or null when it is not one. */
+function helloOf(message: EventEnvelope): HelloData | null {
+  if (message.type !== "hello" || message.seq !== UNNUMBERED_SEQ || !isRecord(message.data)) return null;
+  const { stream, resumed, latestSeq } = message.data;
+  if (typeof stream !== "string" || stream === "" || typeof resumed !== "boolean") return null;
+  if (typeof latestSeq !== "number" || !Number.isInteger(latestSeq) || latestSeq < 0) return null;
+  return { stream, resumed, latestSeq };
+}
+
+/** The text of a focus message. */
+export function focusText(sessionId: string): string {
+  return JSON.stringify({ type: "focus", sessionId });
+}
+
+/** How many missed messages a resumed stream still has to replay (0 when caught up, fresh or not open). */
+export function behindOf(state: MachineState): number {
+  if (state.phase !== "open" || !state.greeted) return 0;
+  return Math.max(0, state.latestSeq - state.applied);
+}
+
+function resumePointOf(state: MachineState): ResumePoint | null {
+  return state.stream === null ? null : { stream: state.stream, after: state.applied };
+}
+
+function connectNow(state: MachineState): Step {
   return {
-    state: { ...state, phase: "connecting", lastSeq: 0, retryInMs: null, pendingResync },
-    effects: [{ type: "connect", sessionId: state.sessionId }],
+    state: { ...state, phase: "connecting", serverFocus: state.sessionId, greeted: false, latestSeq: 0, retryInMs: null },
+    effects: [{ type: "connect", sessionId: state.sessionId, resume: resumePointOf(state) }],
   };
 }
 
-function onMessage(state: MachineState, text: string): Step {
+/** Drops the socket and reconnects after the backoff (a failure, or a protocol error when `forget`). */
+function backOff(state: MachineState, random: number, forget = false): Step {
+  const attempt = state.attempt + 1;
+  const delayMs = reconnectDelay(attempt, random);
+  return {
+    state: {
+      ...state,
+      phase: "backoff",
+      attempt,
+      serverFocus: null,
+      greeted: false,
+      latestSeq: 0,
+      retryInMs: delayMs,
+      ...(forget ? { stream: null, applied: 0 } : {}),
+    },
+    effects: [{ type: "disconnect" }, { type: "schedule", delayMs }],
+  };
+}
+
+/** The focus message that makes the server send the focused session's snapshot again (the same focus, again). */
+function resnapshotTexts(sessionId: string): MachineEffect[] {
+  return [{ type: "send", text: focusText(sessionId) }];
+}
+
+/**
+ * Tells the server what it does not know yet (the socket is open and greeted): a changed focus (which brings
+ * its snapshot), else an owed snapshot. A focus too large for a message reconnects with it in the URL instead.
+ */
+function syncFocus(state: MachineState): Step {
+  if (state.serverFocus !== state.sessionId) {
+    const text = focusText(state.sessionId);
+    if (new TextEncoder().encode(text).length > CLIENT_MESSAGE_LIMIT_BYTES) {
+      const reopened = connectNow(state);
+      return { state: reopened.state, effects: [{ type: "disconnect" }, ...reopened.effects] };
+    }
+    return { state: { ...state, serverFocus: state.sessionId, snapshotOwed: false }, effects: [{ type: "send", text }] };
+  }
+  if (state.snapshotOwed && state.sessionId !== "") return { state: { ...state, snapshotOwed: false }, effects: resnapshotTexts(state.sessionId) };
+  return { state: { ...state, snapshotOwed: false }, effects: [] };
+}
+
+function onHello(state: MachineState, epoch: string, hello: HelloData): Step {
+  const restart = state.epoch !== null && state.epoch !== epoch;
+  const greeted: MachineState = { ...state, greeted: true, attempt: 0, epoch };
+  if (hello.resumed && !restart && state.stream !== null && hello.stream === state.stream) {
+    // The server refocused to the URL's focus if it had another; whether that brought a snapshot is not known
+    // here, so an owed one is asked for (an extra snapshot is harmless, a missing one is not).
+    const synced = syncFocus({ ...greeted, latestSeq: hello.latestSeq });
+    return { state: synced.state, effects: [{ type: "resumed", after: state.applied, latestSeq: hello.latestSeq }, ...synced.effects] };
+  }
+  const reason: FreshReason = restart ? "restart" : state.stream === null ? "start" : "not-resumed";
+  // A fresh stream sends the URL focus's snapshot: an owed one is settled; a focus changed since is sent now.
+  const fresh: MachineState = { ...greeted, stream: hello.stream, applied: 0, latestSeq: 0, snapshotOwed: false, generation: state.generation + 1 };
+  const synced = syncFocus(fresh);
+  return { state: synced.state, effects: [{ type: "freshStream", epoch, reason }, ...synced.effects] };
+}
+
+function onMessage(state: MachineState, text: string, random: number): Step {
   const message = decodeEnvelope(text);
   if (message === null) return { state: { ...state, malformed: state.malformed + 1 }, effects: [] };
-  const effects: MachineEffect[] = [];
-  let next: MachineState;
 
-  if (state.lastSeq === 0) {
-    // First message of this connection.
-    const restart = state.epoch !== null && state.epoch !== message.epoch;
-    effects.push({ type: "connectionStarted", epoch: message.epoch, restart });
-    const reason: ResyncReason | null = restart ? "restart" : message.seq !== 1 ? "gap" : state.pendingResync;
-    if (reason !== null) effects.push({ type: "resync", reason });
-    next = { ...state, attempt: 0, epoch: message.epoch, lastSeq: message.seq, pendingResync: null };
-  } else if (message.epoch !== state.epoch) {
-    // Cannot happen on one connection; treat it as a restart seen late.
-    effects.push({ type: "connectionStarted", epoch: message.epoch, restart: true }, { type: "resync", reason: "restart" });
-    next = { ...state, epoch: message.epoch, lastSeq: message.seq };
-  } else if (message.seq !== state.lastSeq + 1) {
-    // Missed messages: reopen for a fresh snapshot burst and resync when it starts.
-    return {
-      state: { ...state, phase: "connecting", lastSeq: 0, pendingResync: "gap" },
-      effects: [{ type: "disconnect" }, { type: "connect", sessionId: state.sessionId }],
-    };
-  } else {
-    next = { ...state, lastSeq: message.seq };
+  if (!state.greeted) {
+    const hello = helloOf(message);
+    // Anything else first breaks the protocol: start over with a fresh stream, after the backoff.
+    if (hello === null || message.epoch === undefined) return backOff(state, random, true);
+    return onHello(state, message.epoch, hello);
   }
-
-  if (message.type === "ping") effects.push({ type: "send", text: PONG_TEXT }, { type: "heartbeat" });
-  else effects.push({ type: "deliver", message });
-  return { state: next, effects };
+  // Only `hello` names the epoch; another one on the same connection cannot happen: start over fresh.
+  if (message.epoch !== undefined && message.epoch !== state.epoch) return backOff(state, random, true);
+  if (message.seq <= state.applied) return { state: { ...state, duplicates: state.duplicates + 1 }, effects: [] };
+  // Missed messages: reconnect asking to resume after the last one applied. After the (first, short) backoff,
+  // so that the server has seen this socket close: a stream still attached to a socket cannot be resumed.
+  if (message.seq !== state.applied + 1) return backOff(state, random);
+  const next: MachineState = { ...state, applied: message.seq };
+  if (message.type === "ping") return { state: next, effects: [{ type: "send", text: PONG_TEXT }, { type: "heartbeat" }] };
+  return { state: next, effects: [{ type: "deliver", message }] };
 }
 
 export function step(state: MachineState, input: MachineInput): Step {
   switch (input.type) {
     case "start":
       if (state.phase !== "stopped") return { state, effects: [] };
-      return connectNow({ ...state, sessionId: input.sessionId, attempt: 0 }, state.pendingResync);
+      return connectNow({ ...state, sessionId: input.sessionId, attempt: 0 });
     case "focus": {
-      if (input.sessionId === state.sessionId) return { state, effects: [] };
-      const focused = { ...state, sessionId: input.sessionId };
-      if (state.phase === "stopped") return { state: focused, effects: [] };
-      const reason = state.pendingResync ?? (state.phase === "open" ? "focus" : null);
-      if (state.phase === "backoff") {
-        const step = connectNow(focused, reason);
-        return { state: step.state, effects: [{ type: "cancelSchedule" }, ...step.effects] };
-      }
-      const step = connectNow(focused, reason);
-      return { state: step.state, effects: [{ type: "disconnect" }, ...step.effects] };
+      const snapshot = input.snapshot === true && input.sessionId !== "";
+      if (input.sessionId === state.sessionId && !snapshot) return { state, effects: [] };
+      // A changed focus brings its own snapshot: an owed one for the previous focus is moot.
+      const owed = snapshot || (input.sessionId === state.sessionId && state.snapshotOwed);
+      const focused: MachineState = { ...state, sessionId: input.sessionId, snapshotOwed: owed };
+      // Before the hello, the hello syncs it; without a socket, the next URL carries it.
+      if (state.phase !== "open" || !state.greeted) return { state: focused, effects: [] };
+      return syncFocus(focused);
     }
     case "opened":
       if (state.phase !== "connecting") return { state, effects: [] };
       return { state: { ...state, phase: "open" }, effects: [] };
     case "message":
       if (state.phase !== "open") return { state, effects: [] };
-      return onMessage(state, input.text);
-    case "closed": {
+      return onMessage(state, input.text, input.random ?? 0.5);
+    case "closed":
       if (state.phase === "stopped" || state.phase === "backoff") return { state, effects: [] };
-      const attempt = state.attempt + 1;
-      const delayMs = reconnectDelay(attempt, input.random);
-      // A connection that had started (or a resync still owed) must resync after it comes back.
-      const pendingResync = state.pendingResync ?? (state.lastSeq > 0 ? "reconnect" : null);
-      return {
-        state: { ...state, phase: "backoff", attempt, lastSeq: 0, retryInMs: delayMs, pendingResync },
-        effects: [{ type: "disconnect" }, { type: "schedule", delayMs }],
-      };
-    }
+      return backOff(state, input.random);
     case "retry":
       if (state.phase !== "backoff") return { state, effects: [] };
-      return connectNow(state, state.pendingResync);
-    case "retryNow":
+      return connectNow(state);
+    case "retryNow": {
       if (state.phase !== "backoff") return { state, effects: [] };
-      return { state: connectNow(state, state.pendingResync).state, effects: [{ type: "cancelSchedule" }, { type: "connect", sessionId: state.sessionId }] };
+      const now = connectNow(state);
+      return { state: now.state, effects: [{ type: "cancelSchedule" }, ...now.effects] };
+    }
     case "stop":
       if (state.phase === "stopped") return { state, effects: [] };
       return {
-        state: { ...state, phase: "stopped", lastSeq: 0, retryInMs: null },
+        state: { ...state, phase: "stopped", serverFocus: null, greeted: false, latestSeq: 0, retryInMs: null },
         effects: [{ type: "cancelSchedule" }, { type: "disconnect" }],
       };
     default:

@@ -1,23 +1,27 @@
 /**
  * The WS /api/pi/events client: drives the pure machine of events-machine.ts with a real WebSocket and
- * timers. Everything that decides (pong, seq gaps, epochs, backoff, resync) is in the machine; this file
- * only performs its effects and feeds socket callbacks back in. Sockets from earlier attempts are ignored
- * when they report late. A connection that stays silent for `silenceMs` (a missed heartbeat: the server
- * pings every 30 s) is treated as closed.
+ * timers. Everything that decides (hello, resume, seq continuity, epochs, focus, backoff) is in the machine;
+ * this file only performs its effects and feeds socket callbacks back in. Sockets from earlier attempts are
+ * ignored when they report late. A connection that stays silent for `silenceMs` (a missed heartbeat: the server
+ * pings every 30 s) is treated as closed. Inputs that arrive while effects run (a handler that focuses) are
+ * fed after them, in order.
  */
+import { EVENTS_PATH } from "../../../domain/live/live-messages.ts";
 import {
+  behindOf,
   connectionStatusOf,
   initialMachineState,
   step,
   type ConnectionStatus,
   type EventEnvelope,
+  type FreshReason,
   type MachineEffect,
   type MachineInput,
   type MachineState,
-  type ResyncReason,
+  type ResumePoint,
 } from "./events-machine.ts";
 
-export const EVENTS_PATH = "/api/pi/events";
+export { EVENTS_PATH };
 /** Two and a half heartbeat periods without any message: the connection is gone. */
 export const DEFAULT_SILENCE_MS = 75_000;
 
@@ -46,15 +50,23 @@ export interface EventsSocketOptions {
   random?: () => number;
   silenceMs?: number;
   onMessage(message: EventEnvelope): void;
-  onConnectionStarted?(info: { epoch: string; restart: boolean }): void;
-  onResync?(reason: ResyncReason): void;
+  /** A fresh stream started: drop what the previous one built (snapshots follow). */
+  onFreshStream?(info: { epoch: string; reason: FreshReason }): void;
+  /** The stream was resumed: `latestSeq - after` missed messages follow. */
+  onResumed?(info: { epoch: string; after: number; latestSeq: number }): void;
+  /** The status, attempt, retry delay or `behind` count changed. */
   onStatus?(status: ConnectionStatus, state: MachineState): void;
   onHeartbeat?(): void;
 }
 
-/** The events socket URL for a focus: `?sessionId=` (empty selects no full runtime). */
-export function eventsUrl(wsBase: string, sessionId: string): string {
-  return `${wsBase.replace(/\/+$/, "")}${EVENTS_PATH}?sessionId=${encodeURIComponent(sessionId)}`;
+/** The events socket URL: `?sessionId=` (empty selects none), and the stream to resume with the last seq applied. */
+export function eventsUrl(wsBase: string, sessionId: string, resume: ResumePoint | null = null): string {
+  const query = new URLSearchParams({ sessionId });
+  if (resume !== null) {
+    query.set("stream", resume.stream);
+    query.set("after", String(resume.after));
+  }
+  return `${wsBase.replace(/\/+$/, "")}${EVENTS_PATH}?${query.toString()}`;
 }
 
 /** ws(s)://host of an http(s) origin ("" = the page's location). */
@@ -84,6 +96,8 @@ export class EventsSocket {
   private readonly timers: TimerApi;
   private readonly createSocket: SocketFactory;
   private readonly random: () => number;
+  private feeding = false;
+  private readonly inbox: MachineInput[] = [];
 
   constructor(private readonly options: EventsSocketOptions) {
     this.timers = options.timers ?? browserTimers;
@@ -104,12 +118,17 @@ export class EventsSocket {
     return connectionStatusOf(this.state);
   }
 
+  get behind(): number {
+    return behindOf(this.state);
+  }
+
   start(sessionId: string): void {
     this.feed({ type: "start", sessionId });
   }
 
-  focus(sessionId: string): void {
-    this.feed({ type: "focus", sessionId });
+  /** Focuses a session; `snapshot`: its snapshot is wanted even if it is focused already. */
+  focus(sessionId: string, snapshot = false): void {
+    this.feed({ type: "focus", sessionId, snapshot });
   }
 
   retryNow(): void {
@@ -121,11 +140,28 @@ export class EventsSocket {
   }
 
   private feed(input: MachineInput): void {
+    this.inbox.push(input);
+    if (this.feeding) return;
+    this.feeding = true;
+    try {
+      for (let next = this.inbox.shift(); next !== undefined; next = this.inbox.shift()) this.apply(next);
+    } finally {
+      this.feeding = false;
+      this.inbox.length = 0;
+    }
+  }
+
+  private apply(input: MachineInput): void {
     const before = this.state;
     const { state, effects } = step(this.state, input);
     this.state = state;
     for (const effect of effects) this.perform(effect);
-    if (connectionStatusOf(before) !== connectionStatusOf(state) || before.retryInMs !== state.retryInMs || before.attempt !== state.attempt) {
+    if (
+      connectionStatusOf(before) !== connectionStatusOf(state) ||
+      before.retryInMs !== state.retryInMs ||
+      before.attempt !== state.attempt ||
+      behindOf(before) !== behindOf(state)
+    ) {
       this.options.onStatus?.(connectionStatusOf(state), state);
     }
   }
@@ -133,7 +169,7 @@ export class EventsSocket {
   private perform(effect: MachineEffect): void {
     switch (effect.type) {
       case "connect":
-        this.open(effect.sessionId);
+        this.open(eventsUrl(this.options.wsBase, effect.sessionId, effect.resume));
         return;
       case "disconnect":
         this.drop();
@@ -155,8 +191,11 @@ export class EventsSocket {
       case "cancelSchedule":
         this.clearRetry();
         return;
-      case "connectionStarted":
-        this.options.onConnectionStarted?.({ epoch: effect.epoch, restart: effect.restart });
+      case "freshStream":
+        this.options.onFreshStream?.({ epoch: effect.epoch, reason: effect.reason });
+        return;
+      case "resumed":
+        this.options.onResumed?.({ epoch: this.state.epoch ?? "", after: effect.after, latestSeq: effect.latestSeq });
         return;
       case "deliver":
         this.options.onMessage(effect.message);
@@ -164,19 +203,16 @@ export class EventsSocket {
       case "heartbeat":
         this.options.onHeartbeat?.();
         return;
-      case "resync":
-        this.options.onResync?.(effect.reason);
-        return;
       default:
         return;
     }
   }
 
-  private open(sessionId: string): void {
+  private open(url: string): void {
     this.drop();
     let socket: SocketLike;
     try {
-      socket = this.createSocket(eventsUrl(this.options.wsBase, sessionId));
+      socket = this.createSocket(url);
     } catch {
       this.feed({ type: "closed", random: this.random() });
       return;
@@ -192,7 +228,7 @@ export class EventsSocket {
       const text = textOf(event.data);
       if (text === null) return;
       this.armSilence();
-      this.feed({ type: "message", text });
+      this.feed({ type: "message", text, random: this.random() });
     };
     const lost = () => {
       if (this.socket !== socket) return;

@@ -1,9 +1,9 @@
 /**
  * The user's own prompt, shown at once. pi announces every user message it takes with runtime_event
  * message_start / message_end (the event's `message` is pi's UserMessage: role "user", content, timestamp),
- * but it writes a new session's file only with the first assistant message, so the persisted transcript (GET
- * /api/pi/sessions/:id) has the prompt only once the first reply finished. Until the refetched detail holds
- * it, the prompt is a provisional transcript entry (id `provisional:…`) shown after the persisted ones.
+ * but it writes a new session's file only with the first assistant message, so the persisted transcript (the
+ * session's detail on the events socket) has the prompt only once the first reply finished. Until the detail
+ * holds it, the prompt is a provisional transcript entry (id `provisional:…`) shown after the persisted ones.
  *
  * The persisted entry replaces it by pi's message timestamp (`messageTimestamp`, the same number in the event
  * and in the file): `withProvisional` leaves out every provisional entry the detail already has, so the two
@@ -100,7 +100,7 @@ function answeredAfter(entry: UserMessageTranscriptEntry, persisted: readonly Tr
 
 /**
  * Drops the provisional prompts the persisted entries now hold. `endedRunSeq` (the last `seq` when a run
- * ended, with the transcript refetched after it) also drops the prompts up to it that the file passed over:
+ * ended, applied to the transcripts that follow) also drops the prompts up to it that the file passed over:
  * pi saved an answer started after them but not them (they are not on this branch, e.g. the worker was
  * replaced), so showing them would mislead. A transcript read too early has no such answer and drops nothing.
  */

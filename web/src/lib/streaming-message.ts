@@ -1,24 +1,63 @@
 /**
- * The live, not yet persisted assistant message of a running turn, built from runtime_event message_start /
- * message_update / message_end (pi's AgentEvent; the event's `message` is the partial AssistantMessage with
- * text, thinking and toolCall content blocks). The transcript shows it after the persisted entries until
- * the refetched detail contains the finished message.
+ * What a session's runtime is producing right now, on the client: the server's live state
+ * (domain/live/live-stream.ts, folded from the runtime events with the same `applyLiveEvent` the control plane
+ * uses), plus what just ended but the persisted transcript does not hold yet: the finished message, the output of
+ * finished tools and of a finished `!` command stay visible until their entries arrive, so nothing blinks out
+ * between the end event and the transcript delta. Pure.
+ *
+ * The transcript shows a `StreamingMessage` derived from it after the persisted entries, running tools' output
+ * inside their pending entries, and the running `!` command as a live entry.
  */
+import {
+  applyLiveEvent,
+  EMPTY_LIVE_STREAM,
+  type LiveBashOutput,
+  type LiveStreamState,
+  type LiveToolOutput,
+  type StreamedMessage,
+  streamedArguments,
+  streamedText,
+} from "../../../domain/live/live-stream.ts";
+import type { TranscriptEntry } from "../../../domain/transcript/transcript-types.ts";
 
 export interface StreamingToolCall {
   id: string;
   name: string;
-  arguments: Record<string, unknown>;
+  /** The parsed arguments once their JSON is complete; the JSON so far while it streams. */
+  arguments: Record<string, unknown> | string;
 }
 
-/** The shape the contract gives W2's TranscriptView (`:streaming`). */
+/** The running (or just finished, not yet persisted) assistant message, as the transcript shows it. */
 export interface StreamingMessage {
   id: string;
   role: "assistant";
   text: string;
   thinking: string;
   toolCalls: StreamingToolCall[];
+  /** pi's message timestamp (ms): the persisted entry's `messageTimestamp` (see `streamSettled`). */
+  timestamp: number;
 }
+
+/** A `!` command's output: running, or ended and not persisted yet. */
+export interface LiveBash extends LiveBashOutput {
+  running: boolean;
+}
+
+/** One session's stream on the client. */
+export interface SessionStream {
+  /** The server's live state (the same fold). */
+  readonly live: LiveStreamState;
+  /** The last message that ended while streamed (message_end, agent_end), until the transcript has it. */
+  readonly ended: StreamedMessage | null;
+  /** Output of tools that ended, by toolCallId, until their results are in the transcript. */
+  readonly endedTools: Readonly<Record<string, LiveToolOutput>>;
+  /** The `!` command that ended, until its entry is in the transcript. */
+  readonly endedBash: LiveBashOutput | null;
+}
+
+export const EMPTY_SESSION_STREAM: SessionStream = { live: EMPTY_LIVE_STREAM, ended: null, endedTools: {}, endedBash: null };
+
+type RuntimeEvent = { readonly type: string; readonly [key: string]: unknown };
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -29,64 +68,92 @@ export function messageRole(message: unknown): string | null {
   return isRecord(message) && typeof message["role"] === "string" ? message["role"] : null;
 }
 
-/** A StreamingMessage with `id` from a (partial) pi assistant message; null when it is not one. */
-export function streamingFromMessage(id: string, message: unknown): StreamingMessage | null {
-  if (!isRecord(message) || message["role"] !== "assistant") return null;
-  const content = Array.isArray(message["content"]) ? message["content"] : [];
-  const text: string[] = [];
-  const thinking: string[] = [];
-  const toolCalls: StreamingToolCall[] = [];
-  for (const block of content) {
-    if (!isRecord(block)) continue;
-    if (block["type"] === "text" && typeof block["text"] === "string") text.push(block["text"]);
-    else if (block["type"] === "thinking" && typeof block["thinking"] === "string") thinking.push(block["thinking"]);
-    else if (block["type"] === "toolCall") {
-      toolCalls.push({
-        id: typeof block["id"] === "string" ? block["id"] : `${id}:tool:${toolCalls.length}`,
-        name: typeof block["name"] === "string" ? block["name"] : "",
-        arguments: isRecord(block["arguments"]) ? block["arguments"] : {},
-      });
-    }
+/** Tools of `before` that `after` no longer runs. */
+function endedToolsOf(before: LiveStreamState, after: LiveStreamState): Record<string, LiveToolOutput> {
+  const ended: Record<string, LiveToolOutput> = {};
+  for (const [id, output] of Object.entries(before.tools)) if (!(id in after.tools)) ended[id] = output;
+  return ended;
+}
+
+/** The next session stream for a runtime event; the same object when the event changes nothing. */
+export function nextSessionStream(state: SessionStream, event: RuntimeEvent): SessionStream {
+  const live = applyLiveEvent(state.live, event);
+  // A new run: the previous run's tool results are persisted by now (each right after its tool ended).
+  if (event.type === "agent_start" && Object.keys(state.endedTools).length > 0) return { ...state, live, endedTools: {} };
+  if (live === state.live) return state;
+  const ends = event.type === "message_end" || event.type === "agent_end";
+  let { ended, endedTools, endedBash } = state;
+  if (ends && state.live.message !== null && live.message === null) ended = state.live.message;
+  if (event.type === "tool_execution_end" || event.type === "agent_end") {
+    const finished = endedToolsOf(state.live, live);
+    if (Object.keys(finished).length > 0) endedTools = { ...endedTools, ...finished };
   }
-  return { id, role: "assistant", text: text.join("\n"), thinking: thinking.join("\n"), toolCalls };
+  if (event.type === "bash_execution_start") endedBash = null;
+  if (event.type === "bash_execution_end" && state.live.bash !== null) endedBash = state.live.bash;
+  return { live, ended, endedTools, endedBash };
 }
 
-/** The live state of one session's stream. `ended` is set at message_end until the detail is refetched. */
-export interface StreamState {
-  message: StreamingMessage | null;
-  ended: boolean;
-  /** Counts message_start events, for stable ids. */
-  count: number;
+/** A session's streaming message: the one streaming now, else the ended one not persisted yet; null for none. */
+export function streamingMessageOf(sessionId: string, stream: SessionStream): StreamingMessage | null {
+  const message = stream.live.message ?? stream.ended;
+  if (message === null) return null;
+  const id = `streaming:${sessionId}:${message.timestamp}`;
+  const toolCalls: StreamingToolCall[] = [];
+  for (const block of message.blocks) {
+    if (block.type !== "toolCall") continue;
+    toolCalls.push({ id: block.id !== "" ? block.id : `${id}:tool:${toolCalls.length}`, name: block.name, arguments: streamedArguments(block) ?? block.json });
+  }
+  return { id, role: "assistant", text: streamedText(message), thinking: streamedText(message, "thinking"), toolCalls, timestamp: message.timestamp };
 }
 
-export const EMPTY_STREAM: StreamState = { message: null, ended: false, count: 0 };
+/** A tool's live output: running, or ended and not persisted yet; null when there is none. */
+export function toolOutputIn(stream: SessionStream, toolCallId: string): string | null {
+  return stream.live.tools[toolCallId]?.text ?? stream.endedTools[toolCallId]?.text ?? null;
+}
+
+/** The `!` command to show live: the running one, else the ended one not persisted yet. */
+export function bashIn(stream: SessionStream): LiveBash | null {
+  if (stream.live.bash !== null) return { ...stream.live.bash, running: true };
+  return stream.endedBash === null ? null : { ...stream.endedBash, running: false };
+}
 
 /**
- * The next stream state for a pi runtime event (`event.type` message_start / message_update / message_end /
- * agent_end); other events leave it unchanged. `sessionId` makes ids unique across sessions.
+ * Whether the persisted transcript holds a streamed message: an assistant entry with its timestamp, or, for a
+ * reply pi cut short (interrupted or failed: pi saves it with a new timestamp), a last assistant entry that was
+ * cut short at or after the streamed message began.
  */
-export function nextStream(state: StreamState, sessionId: string, event: { type: string; [key: string]: unknown }): StreamState {
-  switch (event.type) {
-    case "message_start": {
-      if (messageRole(event["message"]) !== "assistant") return state;
-      const count = state.count + 1;
-      const id = `streaming:${sessionId}:${count}`;
-      return { message: streamingFromMessage(id, event["message"]) ?? { id, role: "assistant", text: "", thinking: "", toolCalls: [] }, ended: false, count };
-    }
-    case "message_update": {
-      if (messageRole(event["message"]) !== "assistant") return state;
-      const started = state.message !== null && !state.ended;
-      const count = started ? state.count : state.count + 1;
-      const id = started && state.message ? state.message.id : `streaming:${sessionId}:${count}`;
-      const message = streamingFromMessage(id, event["message"]);
-      return message === null ? state : { message, ended: false, count };
-    }
-    case "message_end":
-      if (messageRole(event["message"]) !== "assistant" || state.message === null) return state;
-      return { ...state, message: streamingFromMessage(state.message.id, event["message"]) ?? state.message, ended: true };
-    case "agent_end":
-      return state.message === null ? state : { ...state, ended: true };
-    default:
-      return state;
+export function streamSettled(streaming: Pick<StreamingMessage, "timestamp">, persisted: readonly TranscriptEntry[]): boolean {
+  let last: TranscriptEntry | undefined;
+  for (let index = persisted.length - 1; index >= 0; index--) {
+    const entry = persisted[index];
+    if (entry?.type !== "message" || entry.role !== "assistant") continue;
+    if (entry.messageTimestamp === streaming.timestamp) return true;
+    last ??= entry;
   }
+  return last !== undefined && last.type === "message" && last.role === "assistant" && (last.stopReason === "aborted" || last.stopReason === "error") && last.messageTimestamp >= streaming.timestamp;
+}
+
+/** Whether the persisted transcript holds an ended `!` command: its latest bash entry ran the same command with this output. */
+export function bashSettled(bash: LiveBashOutput, persisted: readonly TranscriptEntry[]): boolean {
+  for (let index = persisted.length - 1; index >= 0; index--) {
+    const entry = persisted[index];
+    if (entry?.type !== "bash") continue;
+    // Both outputs are tails of the same output (pi's tail truncation, the live state's cap).
+    return entry.command === bash.command && (bash.text.endsWith(entry.output) || entry.output.endsWith(bash.text));
+  }
+  return false;
+}
+
+/** Drops what ended and is now in the persisted transcript; the same object when nothing is dropped. */
+export function settleSessionStream(stream: SessionStream, persisted: readonly TranscriptEntry[]): SessionStream {
+  const ended = stream.ended !== null && streamSettled(stream.ended, persisted) ? null : stream.ended;
+  let endedTools = stream.endedTools;
+  const toolIds = Object.keys(endedTools);
+  if (toolIds.length > 0) {
+    const done = new Set(persisted.flatMap((entry) => (entry.type === "tool" && entry.status !== "pending" && toolIds.includes(entry.toolCallId) ? [entry.toolCallId] : [])));
+    if (done.size > 0) endedTools = Object.fromEntries(Object.entries(endedTools).filter(([id]) => !done.has(id)));
+  }
+  const endedBash = stream.endedBash !== null && bashSettled(stream.endedBash, persisted) ? null : stream.endedBash;
+  if (ended === stream.ended && endedTools === stream.endedTools && endedBash === stream.endedBash) return stream;
+  return { ...stream, ended, endedTools, endedBash };
 }

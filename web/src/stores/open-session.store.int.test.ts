@@ -1,9 +1,9 @@
 // @vitest-environment node
 // The client stores against the real backend with a real runtime host (in-process workers, pi-ai's scripted
-// faux model): start a session, watch a prompt stream into the open session and land in its transcript,
-// rename and delete from the list, reopen a persisted session from the read side alone (no runtime, no write,
-// the file unchanged) and act on it (prompts sent while pi starts are held and sent in order; a failed start
-// gives them back), a missing id.
+// faux model): start a session, watch a prompt stream into the open session and land in its transcript (a delta
+// on the events socket), rename and delete from the list, reopen a persisted session from the socket alone (no
+// HTTP request, no runtime, no write, the file unchanged) and act on it (prompts sent while pi starts are held and
+// sent in order; a failed start gives them back), a missing id.
 import fs from "node:fs";
 import type { AddressInfo } from "node:net";
 import { createPinia, setActivePinia } from "pinia";
@@ -56,7 +56,7 @@ async function setUp(turns: Array<{ match?: string; text?: string; thinking?: st
 }
 
 describe("stores ↔ a real runtime", { timeout: 60_000 }, () => {
-  it("starts a session, streams a prompt's answer live, then shows it from the refetched transcript", async () => {
+  it("starts a session, streams a prompt's answer live, then shows it from the transcript's delta", async () => {
     const { sessions, openSession, runtimes, connection } = await setUp([
       { match: "hello", thinking: "The user greets me.", text: "Hello from the faux model, streamed in several small pieces of text." },
     ]);
@@ -96,8 +96,9 @@ describe("stores ↔ a real runtime", { timeout: 60_000 }, () => {
     expect(states).toContain("working");
     expect(messageRoles(openSession.entries)).toEqual(["user", "assistant"]);
     expect(runtimes.activeOf(id)?.state.isStreaming).toBe(false);
-    // The list row follows (first message) after the debounced refresh.
+    // The list row follows (first message) with the list's delta.
     await waitFor(() => expect(sessions.byId(id)?.firstMessage).toBe("hello there"));
+    expect(sessions.sessions.filter((s) => s.id === id)).toHaveLength(1);
   });
 
   it("renames and deletes through the list; reopening a persisted session starts no runtime", async () => {
@@ -106,6 +107,7 @@ describe("stores ↔ a real runtime", { timeout: 60_000 }, () => {
     await http.post(`/api/pi/sessions/${encodeURIComponent(id)}/prompt`, { text: "remember this" });
     await waitFor(() => expect(messageRoles(openSession.entries)).toEqual(["user", "assistant"]));
     const entryCount = openSession.entries.length;
+    const file = openSession.detail?.session.sessionFile ?? "";
 
     await sessions.rename(id, "  My   renamed session ");
     expect(sessions.byId(id)?.name).toBe("My renamed session");
@@ -121,16 +123,18 @@ describe("stores ↔ a real runtime", { timeout: 60_000 }, () => {
     expect(app.leyline.host.get(id)).toBeUndefined();
     expect(openSession.active).toBeNull();
 
-    await sessions.refresh();
-    expect(sessions.byId(id)).toBeDefined();
+    expect(sessions.byId(id)?.name).toBe("My renamed session");
     openSession.close();
+    const revision = sessions.revision;
     await sessions.remove(id);
     expect(sessions.byId(id)).toBeUndefined();
-    await sessions.refresh();
+    // The server's removal arrives as a delta; the session stays gone.
+    await waitFor(() => expect(sessions.revision).toBeGreaterThan(revision));
+    await waitFor(() => expect(sessions.sessions.some((s) => s.path === file)).toBe(false));
     expect(sessions.byId(id)).toBeUndefined();
   });
 
-  it("opening a persisted session sends only reads and leaves its file as it was; the first prompts start pi and go in order", async () => {
+  it("opening a persisted session sends no request and leaves its file as it was; the first prompts start pi and go in order", async () => {
     const { app, openSession, runtimes } = await setUp([
       { match: "remember", text: "Noted." },
       { match: "first after reopening", text: "Reply one." },
@@ -148,13 +152,12 @@ describe("stores ↔ a real runtime", { timeout: 60_000 }, () => {
 
     const fetchSpy = vi.spyOn(globalThis, "fetch");
     stopped.push(() => fetchSpy.mockRestore());
-    const methods = () => fetchSpy.mock.calls.map(([, init]) => `${init?.method ?? "GET"}`);
     await openSession.open(id);
     expect(openSession.status).toBe("ready");
     expect(messageRoles(openSession.entries)).toEqual(["user", "assistant"]);
-    // The socket refocused and a roster arrived: still no runtime, nothing but GETs, the file untouched.
+    // The socket refocused and sent the detail: no HTTP request, no runtime, the file untouched.
     await waitFor(() => expect(runtimes.rosterSeen).toBe(true));
-    expect(new Set(methods())).toEqual(new Set(["GET"]));
+    expect(fetchSpy).not.toHaveBeenCalled();
     expect(app.leyline.host.get(id)).toBeUndefined();
     expect(runtimes.isOpen(id)).toBe(false);
     expect(fs.readFileSync(file).equals(bytes)).toBe(true);

@@ -1,13 +1,14 @@
 import { defineStore } from "pinia";
 import { computed, ref, shallowRef, watch } from "vue";
+import type { SessionDeltaData, SessionLoadingData, SessionSnapshotData, SessionUnavailableData } from "../../../domain/live/live-messages.ts";
 import type { Active, ActiveSnapshot } from "../../../domain/runtime/runtime-types.ts";
 import type { ResearchState } from "../../../domain/research/research-types.ts";
 import type { TranscriptEntry } from "../../../domain/transcript/transcript-types.ts";
 import type { ActiveResponse, SessionDetail } from "../api/dto.ts";
-import { ApiError, errorMessage, http } from "../api/http.ts";
+import { errorMessage, http } from "../api/http.ts";
 import { prompt as sendPrompt, runBash } from "../api/runtime-actions.ts";
-import { coalescedReload } from "../lib/coalesced-reload.ts";
 import { EMPTY_HELD, failHeld, holdPrompt, keepHeld, releasePrompt, restoreHeld, type HeldPrompt, type HeldState } from "../lib/held-prompts.ts";
+import { applySessionDelta, applySnapshotChunk, detailOf, EMPTY_LIVE_DETAIL, type LiveDetailOutcome, type LiveDetailState } from "../lib/live-detail.ts";
 import { HELD_PROMPTS_KEY, readSetting, readTabValue, SETTING_KEYS, writeSetting, writeTabValue } from "../lib/local-storage.ts";
 import { withProvisional } from "../lib/provisional-entries.ts";
 import { runStateOf, type RunState } from "../lib/run-state.ts";
@@ -15,30 +16,21 @@ import { fallbackEntry, noticeKey, runtimeNotices, viewFacts, withPlacedEntries,
 import type { StreamingMessage } from "../lib/streaming-message.ts";
 import { useNoticesStore } from "./notices.store.ts";
 import { useRuntimesStore } from "./runtimes.store.ts";
-import { summaryOfDetail, useSessionsStore } from "./sessions.store.ts";
 
 export type DetailStatus = "idle" | "loading" | "ready" | "missing" | "error";
 export type RuntimeStatus = "none" | "opening" | "open" | "error";
 
-/**
- * What in a snapshot changes the persisted transcript or research without a message_end/agent_end event:
- * the session file appearing or changing (first save, fork, reset), model and thinking changes (entries),
- * compaction finishing, research events. A change of this fingerprint refetches the detail.
- */
-export function detailFingerprint(snapshot: ActiveSnapshot | null): string {
-  if (snapshot === null) return "";
-  const s = snapshot.state;
-  const research = s.research;
-  return JSON.stringify([
-    snapshot.path,
-    s.model?.provider ?? "",
-    s.model?.id ?? "",
-    s.thinkingLevel,
-    s.isCompacting,
-    research?.lastEventId ?? "",
-    research?.status ?? "",
-    research?.phase ?? "",
-  ]);
+/** How far the server has read a large session file before its snapshot (`session_loading`). */
+export interface LoadingProgress {
+  loadedBytes: number;
+  totalBytes: number;
+}
+
+/** What the events socket should focus; `snapshot`: the view needs that session's snapshot (a new request each time). */
+export interface FocusRequest {
+  sessionId: string;
+  snapshot: boolean;
+  serial: number;
 }
 
 /** A detail for a runtime that has not written its file yet (no entries). */
@@ -66,8 +58,6 @@ export function unsavedDetail(id: string, snapshot: ActiveSnapshot | null): Sess
   };
 }
 
-/** How long a 404 detail waits for the events socket's first roster (an unsaved runtime after a reload). */
-const ROSTER_WAIT_MS = 3000;
 /** File upgrades already announced (kept across reloads: the runtime's snapshot keeps the notice). */
 const SHOWN_UPGRADES_KEY = SETTING_KEYS.shownUpgrades;
 const SHOWN_UPGRADES_MAX = 50;
@@ -88,27 +78,39 @@ export interface UpgradeNotice {
 }
 
 /**
- * The session the workbench shows: its detail (GET /api/pi/sessions/:id: transcript entries and research),
- * refetched when its runtime reports a finished message, a finished run or a snapshot change that touches the
- * file; its runtime snapshot and live streaming message (from the runtimes store); its run state.
+ * The session the workbench shows: its detail, its runtime snapshot and what it streams (from the runtimes
+ * store), its run state.
  *
- * Viewing is read-only: opening a session (sidebar, deep link, reload) reads its detail and nothing else, so
- * no runtime starts and no byte of its file changes. A session that already has a runtime (the events
- * socket's roster) shows its live snapshot. The runtime starts on the person's first action: `perform` runs
- * an action after POST /api/pi/active-session { id } (which opens and selects the session), one action after
- * another per session; `hold` keeps prompts sent meanwhile in order (lib/held-prompts.ts, shown as
- * provisional queued prompts) and sends them once pi is ready; on a failure they wait for the composer to
- * take them back. Until then the model and thinking level come from the session's own entries (`facts`).
- * A new session (POST /api/pi/sessions) arrives with both detail and snapshot (`seed`).
+ * The detail comes from the events socket alone (no HTTP read): opening a session focuses it on the socket
+ * (`focusRequest`, which the connection store follows), and the server answers with `session_loading` while it
+ * reads a large file (`progress`), the detail as a snapshot in chunks, then deltas in revision order
+ * (lib/live-detail.ts), or `session_unavailable` (not found or gone: `missing`; a runtime that has not written its
+ * file yet: `unsavedDetail`; a read error). A delta this store cannot follow asks for a fresh snapshot. When the
+ * socket's stream is replaced by a fresh one (`markStale`), the detail shown stays, marked `stale`, until the new
+ * stream's snapshot replaces it.
+ *
+ * A write route's detail (fork, reset, bash, rename: `applyDetail`) is shown at once, unless the stream has already
+ * reported a change of the session since the request was sent (`detailMark()` taken before it), and only until the
+ * stream's next change: the stream is the source of truth (it carries revisions, an HTTP answer does not), and it
+ * reports the same write a moment later.
+ *
+ * Viewing is read-only: opening a session reads its detail and nothing else, so no runtime starts and no byte of
+ * its file changes. A session that already has a runtime (the events socket's roster) shows its live snapshot.
+ * The runtime starts on the person's first action: `perform` runs an action after POST /api/pi/active-session
+ * { id } (which opens and selects the session), one action after another per session; `hold` keeps prompts sent
+ * meanwhile in order (lib/held-prompts.ts, shown as provisional queued prompts) and sends them once pi is ready;
+ * on a failure they wait for the composer to take them back. Until then the model and thinking level come from
+ * the session's own entries (`facts`). A new session (POST /api/pi/sessions) arrives with both detail and
+ * snapshot (`seed`).
  *
  * `entries` are the persisted ones plus the user's prompts pi took but has not written yet (provisional,
- * lib/provisional-entries.ts): a prompt shows as soon as pi announces it, and the refetched detail replaces it.
- * A model fallback the runtime reports becomes a system line after the entry that was last when it appeared;
- * a file upgrade (v1/v2 → v3, original kept in leyline-trash) is announced once (`upgradeNotice`).
+ * lib/provisional-entries.ts): a prompt shows as soon as pi announces it, and the persisted entry replaces it.
+ * Whenever the persisted entries change, the runtimes store drops the provisional prompts and the ended streamed
+ * output they now hold. A model fallback the runtime reports becomes a system line after the entry that was last
+ * when it appeared; a file upgrade (v1/v2 → v3, original kept in leyline-trash) is announced once (`upgradeNotice`).
  */
 export const useOpenSessionStore = defineStore("openSession", () => {
   const runtimes = useRuntimesStore();
-  const sessions = useSessionsStore();
   const notices = useNoticesStore();
 
   const id = ref<string | null>(null);
@@ -118,7 +120,25 @@ export const useOpenSessionStore = defineStore("openSession", () => {
   const status = ref<DetailStatus>("idle");
   const error = ref("");
   const runtimeStatus = ref<RuntimeStatus>("none");
-  const refetchCount = ref(0);
+  /** The server's revision of the detail from the stream (null: none yet, or a write route's detail is shown). */
+  const revision = ref<number | null>(null);
+  /** The active branch's leaf entry id, from the stream. */
+  const leafId = ref<string | null>(null);
+  /** The server reading a large session file, before its snapshot. */
+  const progress = ref<LoadingProgress | null>(null);
+  /** The detail shown is from a stream that was replaced: the new stream's snapshot is on its way. */
+  const stale = ref(false);
+  /** What the events socket should focus (followed by the connection store). */
+  const focusRequest = shallowRef<FocusRequest>({ sessionId: "", snapshot: false, serial: 0 });
+  /** Changes the stream made to the shown session (completed snapshots, applied deltas). */
+  const streamChanges = ref(0);
+
+  /** The stream's detail of the shown session, and a snapshot being received. */
+  let live: LiveDetailState = EMPTY_LIVE_DETAIL;
+  /** Per session, the provisional-prompt mark of the last run that ended (lib/provisional-entries.ts). */
+  const endedRuns = new Map<string, number>();
+  /** `open()` calls waiting for the session's first answer. */
+  let waiters: Array<() => void> = [];
 
   const snapshot = computed<ActiveSnapshot | null>(() => runtimes.snapshotOf(id.value));
   const active = computed<Active | null>(() => runtimes.activeOf(id.value));
@@ -145,102 +165,179 @@ export const useOpenSessionStore = defineStore("openSession", () => {
   const streaming = computed<StreamingMessage | null>(() => runtimes.streamingOf(id.value));
   const runState = computed<RunState>(() => runStateOf(snapshot.value, entries.value));
 
-  const detailReload = coalescedReload(async () => {
-    const current = id.value;
-    if (current === null) return false;
-    await loadOnce(current);
-  });
   /** Runtime starts in flight, per session. */
   const starts = new Map<string, Promise<void>>();
   /** The tail of each session's action chain (actions run one after another, in the order asked). */
   const chains = new Map<string, Promise<void>>();
 
-  async function fetchDetail(sessionId: string): Promise<SessionDetail> {
-    return http.get<SessionDetail>(`/api/pi/sessions/${encodeURIComponent(sessionId)}`);
+  function requestFocus(sessionId: string, wantsSnapshot: boolean): void {
+    focusRequest.value = { sessionId, snapshot: wantsSnapshot && sessionId !== "", serial: focusRequest.value.serial + 1 };
   }
 
-  /** Shows a session: its detail now (or the seed), its runtime when it is open. */
-  async function open(sessionId: string, seed: { detail?: SessionDetail; active?: Active } = {}): Promise<void> {
-    if (seed.active) runtimes.applySnapshot(seed.active);
-    if (id.value === sessionId && (status.value === "ready" || status.value === "loading") && seed.detail === undefined) {
-      await (detailReload.inFlight() ?? Promise.resolve());
-      return;
-    }
+  function releaseWaiters(): void {
+    const waiting = waiters;
+    waiters = [];
+    for (const resolve of waiting) resolve();
+  }
+
+  /** Resolves once the session's first answer arrived (or another session is shown). */
+  function answered(sessionId: string): Promise<void> {
+    if (id.value !== sessionId || status.value !== "loading") return Promise.resolve();
+    return new Promise((resolve) => waiters.push(resolve));
+  }
+
+  /** Forgets what was shown (another session, or none). */
+  function reset(sessionId: string | null): void {
+    releaseWaiters();
     id.value = sessionId;
+    detail.value = null;
+    status.value = sessionId === null ? "idle" : "loading";
     error.value = "";
+    revision.value = null;
+    leafId.value = null;
+    progress.value = null;
+    stale.value = false;
+    live = EMPTY_LIVE_DETAIL;
+  }
+
+  /**
+   * Shows a session: focuses it on the events socket, which sends its detail (or shows the seed of a session just
+   * created until then). Resolves once the detail, or the reason there is none, arrived.
+   */
+  function open(sessionId: string, seed: { detail?: SessionDetail; active?: Active } = {}): Promise<void> {
+    if (seed.active) runtimes.applySnapshot(seed.active);
+    if (id.value === sessionId && (status.value === "ready" || status.value === "loading") && seed.detail === undefined) return answered(sessionId);
+    reset(sessionId);
     runtimeStatus.value = runtimes.isOpen(sessionId) ? "open" : starts.has(sessionId) ? "opening" : "none";
     if (seed.detail) {
+      // Shown until the stream's first answer (an unsaved runtime's keeps it).
       detail.value = seed.detail;
       status.value = "ready";
+    }
+    // The read side alone: no runtime is started here (that would let pi write to the file).
+    requestFocus(sessionId, true);
+    return answered(sessionId);
+  }
+
+  /** Asks the stream for the shown session's snapshot again (after an error, or when out of step). */
+  function reload(): void {
+    if (id.value === null) return;
+    if (detail.value === null) {
+      status.value = "loading";
+      error.value = "";
+    }
+    live = { current: live.current, pending: null };
+    requestFocus(id.value, true);
+  }
+
+  /** The socket's stream was replaced: keep showing the detail (stale) until the new stream's snapshot. */
+  function markStale(): void {
+    live = { current: live.current, pending: null };
+    progress.value = null;
+    if (id.value !== null && status.value === "ready") stale.value = true;
+  }
+
+  function settle(outcome: LiveDetailOutcome, next: LiveDetailState): void {
+    live = next;
+    if (outcome === "out-of-step") {
+      reload();
       return;
     }
-    detail.value = null;
-    status.value = "loading";
-    // The read side alone: no runtime is started here (that would let pi write to the file).
-    await refetch();
+    const current = next.current;
+    if (outcome !== "changed" || current === null || current.sessionId !== id.value) return;
+    // The stream's detail replaces whatever was shown (a write route's answer, a stale detail).
+    stale.value = false;
+    progress.value = null;
+    revision.value = current.revision;
+    leafId.value = current.leafId;
+    detail.value = detailOf(current);
+    status.value = "ready";
+    error.value = "";
+    streamChanges.value += 1;
+    releaseWaiters();
   }
 
-  /** Resolves once the events socket delivered a roster (or after `ROSTER_WAIT_MS`). */
-  function rosterKnown(): Promise<void> {
-    if (runtimes.rosterSeen) return Promise.resolve();
-    return new Promise((resolve) => {
-      const timer = globalThis.setTimeout(done, ROSTER_WAIT_MS);
-      const stop = watch(
-        () => runtimes.rosterSeen,
-        (seen) => {
-          if (seen) done();
-        },
-      );
-      function done(): void {
-        globalThis.clearTimeout(timer);
-        stop();
-        resolve();
-      }
-    });
-  }
-
-  async function loadOnce(sessionId: string): Promise<void> {
-    try {
-      const next = await fetchDetail(sessionId);
-      if (id.value !== sessionId) return;
-      detail.value = next;
-      status.value = "ready";
+  /** `session_loading`: the server reads a large file. */
+  function receiveLoading(data: SessionLoadingData): void {
+    if (data.sessionId !== id.value) return;
+    progress.value = { loadedBytes: data.loadedBytes, totalBytes: data.totalBytes };
+    if (detail.value === null && status.value !== "loading") {
+      status.value = "loading";
       error.value = "";
-      refetchCount.value += 1;
-    } catch (caught) {
-      if (id.value !== sessionId) return;
-      if (caught instanceof ApiError && caught.status === 404) {
-        if (detail.value !== null) return; // an unsaved runtime: keep what we show
-        // Not persisted: a runtime that has not written its file yet (a fresh session after a reload)? The
-        // roster says so; asking the server to open it could start a runtime.
-        await rosterKnown();
-        if (runtimes.isOpen(sessionId)) {
-          if (id.value !== sessionId) return;
-          detail.value = unsavedDetail(sessionId, runtimes.snapshotOf(sessionId));
-          status.value = "ready";
-          return;
-        }
-        status.value = "missing";
-        error.value = caught.message;
-        return;
-      }
-      error.value = errorMessage(caught);
-      if (detail.value === null) status.value = "error";
     }
   }
 
-  /** Reloads the open session's detail (coalesced: a call during a load runs one more load after it). */
-  function refetch(): Promise<void> {
-    if (id.value === null) return Promise.resolve();
-    return detailReload.reload();
+  /** `session_snapshot`: one chunk of the detail. */
+  function receiveSnapshot(data: SessionSnapshotData): void {
+    if (data.sessionId !== id.value) return;
+    const step = applySnapshotChunk(live, data);
+    settle(step.outcome, step.state);
   }
 
-  /** A detail from a write route's answer (fork, reset, compact, bash, rename) for the open session. */
-  function applyDetail(next: SessionDetail): void {
+  /** `session_delta`: a change to the detail, applied in revision order. */
+  function receiveDelta(data: SessionDeltaData): void {
+    // A stale detail waits for the new stream's snapshot (its deltas follow it).
+    if (data.sessionId !== id.value || stale.value) return;
+    const step = applySessionDelta(live, data);
+    settle(step.outcome, step.state);
+  }
+
+  /** `session_unavailable`: no detail for the focused session (now). */
+  function receiveUnavailable(data: SessionUnavailableData): void {
+    const sessionId = id.value;
+    if (data.sessionId !== sessionId || sessionId === null) return;
+    live = EMPTY_LIVE_DETAIL;
+    progress.value = null;
+    stale.value = false;
+    revision.value = null;
+    leafId.value = null;
+    if (data.reason === "unsaved") {
+      // A runtime that has not written its file: what is shown (a new session's seed) stays; its snapshot follows.
+      if (detail.value === null) detail.value = unsavedDetail(sessionId, runtimes.snapshotOf(sessionId));
+      status.value = "ready";
+      error.value = "";
+    } else if (data.reason === "error") {
+      error.value = data.message;
+      if (detail.value === null) status.value = "error";
+    } else {
+      detail.value = null;
+      status.value = "missing";
+      error.value = data.message;
+    }
+    releaseWaiters();
+  }
+
+  /** The stream's change count now: pass it to `applyDetail` with the answer of a write sent after it. */
+  function detailMark(): number {
+    return streamChanges.value;
+  }
+
+  /**
+   * A detail from a write route's answer (fork, reset, compact, bash, rename) for the open session, shown until the
+   * stream's next change; ignored when the stream reported a change since `since` (it is at least as new).
+   */
+  function applyDetail(next: SessionDetail, since?: number): void {
     if (next.session.id !== id.value) return;
+    if (since !== undefined && streamChanges.value > since) return;
     detail.value = next;
     status.value = "ready";
-    sessions.upsert(summaryOfDetail(next.session));
+    error.value = "";
+    releaseWaiters();
+  }
+
+  /** Drops the provisional prompts and ended streamed output the persisted entries of the shown session hold. */
+  function settleLive(): void {
+    const sessionId = id.value;
+    if (sessionId === null) return;
+    const list = persistedEntries.value;
+    runtimes.settleProvisionals(sessionId, list, endedRuns.get(sessionId) ?? null);
+    runtimes.settleStreams(sessionId, list);
+  }
+
+  /** A run of the shown session ended (`mark`: its last provisional prompt): prompts up to it the file passed over go. */
+  function noteRunEnded(sessionId: string, mark: number): void {
+    endedRuns.set(sessionId, mark);
+    if (sessionId === id.value) settleLive();
   }
 
   /**
@@ -331,9 +428,10 @@ export const useOpenSessionStore = defineStore("openSession", () => {
           const response = await sendPrompt(sessionId, { text: request.text, images: request.images });
           runtimes.applySnapshot(response.active);
         } else {
+          const mark = detailMark();
           const response = await runBash(sessionId, request.command, request.excludeFromContext ? true : undefined);
           runtimes.applySnapshot(response.active);
-          applyDetail(response.detail);
+          applyDetail(response.detail, mark);
         }
         setHeld(sessionId, releasePrompt(heldOf(sessionId), seq));
       },
@@ -357,20 +455,16 @@ export const useOpenSessionStore = defineStore("openSession", () => {
   }
 
   function close(): void {
-    id.value = null;
+    reset(null);
     upgradeNotice.value = null;
-    detail.value = null;
-    status.value = "idle";
-    error.value = "";
     runtimeStatus.value = "none";
+    requestFocus("", false);
   }
 
-  // A loaded detail that holds provisional prompts makes them redundant.
-  watch(persistedEntries, (list) => {
-    if (id.value !== null && list.length > 0) runtimes.settleProvisionals(id.value, list);
-  });
+  // New persisted entries hold provisional prompts and ended streamed output: they go.
+  watch(persistedEntries, () => settleLive());
 
-  // The runtime appearing or disappearing (roster) and snapshot changes that touch the file.
+  // The runtime appearing or disappearing (roster).
   watch(
     () => (id.value !== null && runtimes.isOpen(id.value) ? "open" : "closed"),
     (now) => {
@@ -409,13 +503,6 @@ export const useOpenSessionStore = defineStore("openSession", () => {
       }
     },
   );
-  watch(
-    () => [id.value, detailFingerprint(snapshot.value)] as const,
-    ([nowId, now], [beforeId, before]) => {
-      if (nowId === null || nowId !== beforeId || before === "" || now === "" || now === before) return;
-      void refetch();
-    },
-  );
 
   return {
     id,
@@ -423,7 +510,11 @@ export const useOpenSessionStore = defineStore("openSession", () => {
     status,
     error,
     runtimeStatus,
-    refetchCount,
+    revision,
+    leafId,
+    progress,
+    stale,
+    focusRequest,
     snapshot,
     active,
     entries,
@@ -434,8 +525,16 @@ export const useOpenSessionStore = defineStore("openSession", () => {
     held,
     upgradeNotice,
     open,
-    refetch,
+    reload,
+    markStale,
+    receiveLoading,
+    receiveSnapshot,
+    receiveDelta,
+    receiveUnavailable,
+    detailMark,
     applyDetail,
+    settleLive,
+    noteRunEnded,
     perform,
     heldOf,
     hold,

@@ -1,5 +1,6 @@
 import { defineStore } from "pinia";
 import { ref } from "vue";
+import { EMPTY_LIVE_STREAM, type LiveStreamState } from "../../../domain/live/live-stream.ts";
 import type { Active, ActiveSnapshot, ExtensionUiState } from "../../../domain/runtime/runtime-types.ts";
 import type { TranscriptEntry } from "../../../domain/transcript/transcript-types.ts";
 import {
@@ -11,12 +12,23 @@ import {
   type ProvisionalState,
 } from "../lib/provisional-entries.ts";
 import { asActiveSnapshot, isFullSnapshot, shouldApplySnapshot, type StoredSnapshot } from "../lib/snapshot-order.ts";
-import { EMPTY_STREAM, nextStream, type StreamingMessage, type StreamState } from "../lib/streaming-message.ts";
+import {
+  bashIn,
+  EMPTY_SESSION_STREAM,
+  type LiveBash,
+  nextSessionStream,
+  type SessionStream,
+  settleSessionStream,
+  streamingMessageOf,
+  type StreamingMessage,
+  toolOutputIn,
+} from "../lib/streaming-message.ts";
 
 /**
  * Open runtimes as the client knows them: the latest `Active` snapshot per session id (full for the session
- * the events socket focuses, compact for others), the runtime roster, and the live streaming message of
- * each session, and the user prompts pi took that its file does not hold yet (lib/provisional-entries.ts).
+ * the events socket focuses, compact for others), the runtime roster, what each session is streaming (the
+ * reply, tool output, a `!` command: lib/streaming-message.ts, folded with the server's `applyLiveEvent`), and
+ * the user prompts pi took that its file does not hold yet (lib/provisional-entries.ts).
  * Snapshots from the socket and from HTTP responses go through `applySnapshot`, which keeps
  * only newer ones (lib/snapshot-order.ts). Callers of runtime actions that answer `{ active }` should pass
  * it here too.
@@ -26,7 +38,7 @@ export const useRuntimesStore = defineStore("runtimes", () => {
   const roster = ref<string[]>([]);
   /** Whether a roster arrived since the store was reset (until then, "not in the roster" means "unknown"). */
   const rosterSeen = ref(false);
-  const streams = ref<Record<string, StreamState>>({});
+  const streams = ref<Record<string, SessionStream>>({});
   const provisional = ref<Record<string, ProvisionalState>>({});
   /** Bumped when an events connection starts (see snapshot-order.ts). */
   const generation = ref(0);
@@ -41,7 +53,7 @@ export const useRuntimesStore = defineStore("runtimes", () => {
     return snapshot;
   }
 
-  /** A new events connection: its snapshot burst replaces what we had; streams restart from the next update. */
+  /** A new events connection: its snapshot burst replaces what we had; streams restart (a `stream_snapshot` restores them). */
   function beginGeneration(): void {
     generation.value += 1;
     streams.value = {};
@@ -54,7 +66,7 @@ export const useRuntimesStore = defineStore("runtimes", () => {
     const next: Record<string, StoredSnapshot> = {};
     for (const [id, stored] of Object.entries(snapshots.value)) if (keep.has(id)) next[id] = stored;
     snapshots.value = next;
-    const nextStreams: Record<string, StreamState> = {};
+    const nextStreams: Record<string, SessionStream> = {};
     for (const [id, stream] of Object.entries(streams.value)) if (keep.has(id)) nextStreams[id] = stream;
     streams.value = nextStreams;
     const nextProvisionals: Record<string, ProvisionalState> = {};
@@ -84,10 +96,10 @@ export const useRuntimesStore = defineStore("runtimes", () => {
     snapshots.value = { ...snapshots.value, [sessionId]: { ...stored, snapshot } };
   }
 
-  /** A pi runtime event of a session: updates its streaming message and its provisional user prompts. */
+  /** A runtime event of a session: updates what it streams and its provisional user prompts. */
   function applyRuntimeEvent(sessionId: string, event: { type: string; [key: string]: unknown }): void {
-    const before = streams.value[sessionId] ?? EMPTY_STREAM;
-    const after = nextStream(before, sessionId, event);
+    const before = streams.value[sessionId] ?? EMPTY_SESSION_STREAM;
+    const after = nextSessionStream(before, event);
     if (after !== before) streams.value = { ...streams.value, [sessionId]: after };
     const pendingBefore = provisional.value[sessionId] ?? EMPTY_PROVISIONAL;
     const pendingAfter = nextProvisional(pendingBefore, sessionId, event);
@@ -125,13 +137,30 @@ export const useRuntimesStore = defineStore("runtimes", () => {
 
   /**
    * Drops a session's finished streaming message once the persisted transcript has it (after the detail
-   * refetch that followed message_end); a stream that started again since is kept.
+   * refetch that followed message_end); a stream that started again since is kept. Without `streamingId` (a
+   * session that is not shown) the ended tool and `!` output go too.
    */
   function settleStream(sessionId: string, streamingId: string | null = null): void {
     const stream = streams.value[sessionId];
-    if (stream === undefined || stream.message === null || !stream.ended) return;
-    if (streamingId !== null && stream.message.id !== streamingId) return;
-    streams.value = { ...streams.value, [sessionId]: { ...stream, message: null, ended: false } };
+    if (stream === undefined) return;
+    if (streamingId !== null) {
+      if (stream.ended === null || stream.live.message !== null || streamingMessageOf(sessionId, stream)?.id !== streamingId) return;
+      streams.value = { ...streams.value, [sessionId]: { ...stream, ended: null } };
+      return;
+    }
+    if (stream.ended === null && stream.endedBash === null && Object.keys(stream.endedTools).length === 0) return;
+    streams.value = { ...streams.value, [sessionId]: { ...stream, ended: null, endedTools: {}, endedBash: null } };
+  }
+
+  /**
+   * Drops what a session streamed that ended and that the persisted transcript now holds (the ended message,
+   * tool output, `!` command): call it with the entries whenever they change.
+   */
+  function settleStreams(sessionId: string, persisted: readonly TranscriptEntry[]): void {
+    const stream = streams.value[sessionId];
+    if (stream === undefined) return;
+    const settled = settleSessionStream(stream, persisted);
+    if (settled !== stream) streams.value = { ...streams.value, [sessionId]: settled };
   }
 
   function snapshotOf(sessionId: string | null): ActiveSnapshot | null {
@@ -148,7 +177,28 @@ export const useRuntimesStore = defineStore("runtimes", () => {
 
   function streamingOf(sessionId: string | null): StreamingMessage | null {
     if (sessionId === null) return null;
-    return streams.value[sessionId]?.message ?? null;
+    const stream = streams.value[sessionId];
+    return stream === undefined ? null : streamingMessageOf(sessionId, stream);
+  }
+
+  /** What a session's runtime streams right now, as the server folds it. */
+  function liveOf(sessionId: string | null): LiveStreamState {
+    if (sessionId === null) return EMPTY_LIVE_STREAM;
+    return streams.value[sessionId]?.live ?? EMPTY_LIVE_STREAM;
+  }
+
+  /** A tool's output so far (running, or ended and not persisted yet); null when there is none. */
+  function toolOutputOf(sessionId: string | null, toolCallId: string): string | null {
+    if (sessionId === null) return null;
+    const stream = streams.value[sessionId];
+    return stream === undefined ? null : toolOutputIn(stream, toolCallId);
+  }
+
+  /** A session's `!` command to show live (running, or ended and not persisted yet). */
+  function bashOf(sessionId: string | null): LiveBash | null {
+    if (sessionId === null) return null;
+    const stream = streams.value[sessionId];
+    return stream === undefined ? null : bashIn(stream);
   }
 
   function isOpen(sessionId: string): boolean {
@@ -177,6 +227,7 @@ export const useRuntimesStore = defineStore("runtimes", () => {
     applyExtensionUi,
     applyRuntimeEvent,
     settleStream,
+    settleStreams,
     provisionalMark,
     settleProvisionals,
     dropProvisionals,
@@ -184,6 +235,9 @@ export const useRuntimesStore = defineStore("runtimes", () => {
     snapshotOf,
     activeOf,
     streamingOf,
+    liveOf,
+    toolOutputOf,
+    bashOf,
     isOpen,
     reset,
   };

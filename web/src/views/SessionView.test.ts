@@ -7,12 +7,12 @@ import type { SessionDetail } from "../api/dto.ts";
 import { fakeBackend } from "../components/composer/composer.fixture.ts";
 import { gatheringResearch, RESEARCH_SESSION_ID, researchEntries } from "../components/research/research.fixture.ts";
 import { activeSnapshot } from "../lib/active.fixture.ts";
+import { detailSession, snapshotChunks, T } from "../lib/live-messages.fixture.ts";
 import { createAppRouter } from "../router.ts";
 import { useOpenSessionStore } from "../stores/open-session.store.ts";
 import { useRuntimesStore } from "../stores/runtimes.store.ts";
 import SessionView from "./SessionView.vue";
 
-const T = "2026-11-30T10:00:00.000Z";
 const base = { timestamp: T, rolloutFeedback: "" as const, rolloutFeedbackText: "", blocks: [], messageTimestamp: 0 };
 const entries: TranscriptEntry[] = [
   { ...base, id: "u1", type: "message", role: "user", text: "Hello", copyText: "Hello", blocks: [{ type: "text", text: "Hello" }] },
@@ -32,27 +32,7 @@ const entries: TranscriptEntry[] = [
 ];
 
 function detail(id: string, extra: Partial<SessionDetail["session"]> = {}, list = entries): SessionDetail {
-  return {
-    session: {
-      id,
-      path: `/agent/sessions/${id}.jsonl`,
-      cwd: "/w/project",
-      isSubagentSession: false,
-      firstMessage: "Hello",
-      messageCount: 2,
-      sessionFile: `/agent/sessions/${id}.jsonl`,
-      contextTokens: 2,
-      modified: T,
-      created: T,
-      research: null,
-      model: null,
-      thinkingLevel: null,
-      fileVersion: 3,
-      readOnly: null,
-      ...extra,
-    },
-    entries: list,
-  };
+  return { session: detailSession(id, extra), entries: list };
 }
 
 function setWidth(width: number): void {
@@ -214,6 +194,52 @@ describe("SessionView", () => {
     expect(narrow.get("#workbench-transcript").isVisible()).toBe(false);
   });
 
+  it("shows the server's progress reading a large session, then the transcript its snapshot brings, with no HTTP read", async () => {
+    setWidth(1280);
+    backend = fakeBackend();
+    const wrapper = await mountView("big", null, "ready");
+    const openSession = useOpenSessionStore();
+    // The view asks for the session: status loading until the socket answers.
+    openSession.close();
+    void openSession.open("big");
+    await flushPromises();
+    expect(wrapper.get("[data-test=session-loading]").text()).toBe("Opening the session…");
+    openSession.receiveLoading({ sessionId: "big", loadedBytes: 3_300_000, totalBytes: 10_000_000 });
+    await flushPromises();
+    expect(wrapper.get("[data-test=session-loading]").text()).toContain("Loading session… 33%");
+    const bar = wrapper.get("[data-test=session-progress]");
+    expect(bar.attributes("max")).toBe("100");
+    expect((bar.element as HTMLProgressElement).value).toBe(33);
+    openSession.receiveLoading({ sessionId: "big", loadedBytes: 10_000_000, totalBytes: 10_000_000 });
+    await flushPromises();
+    expect(wrapper.get("[data-test=session-loading]").text()).toContain("100%");
+    for (const chunk of snapshotChunks(detail("big").session, entries, 1, 1)) openSession.receiveSnapshot(chunk);
+    await flushPromises();
+    expect(wrapper.find("[data-test=session-loading]").exists()).toBe(false);
+    expect(wrapper.findAll("[data-test=entry]").map((e) => e.attributes("data-entry-id"))).toEqual(["u1", "a1"]);
+    expect(backend.requests).toEqual([]);
+  });
+
+  it("keeps the transcript shown, marked as updating, while a fresh stream's snapshot is on its way", async () => {
+    setWidth(1280);
+    const wrapper = await mountView("s1", null, "ready");
+    const openSession = useOpenSessionStore();
+    openSession.close();
+    void openSession.open("s1");
+    for (const chunk of snapshotChunks(detail("s1").session, entries)) openSession.receiveSnapshot(chunk);
+    await flushPromises();
+    expect(wrapper.find("[data-test=session-stale]").exists()).toBe(false);
+    openSession.markStale();
+    await flushPromises();
+    expect(wrapper.get("[data-test=session-stale]").text()).toBe("Updating…");
+    expect(wrapper.get("[data-test=workbench]").attributes("data-stale")).toBe("true");
+    expect(wrapper.findAll("[data-test=entry]")).toHaveLength(2);
+    for (const chunk of snapshotChunks(detail("s1").session, entries.slice(0, 1), 1)) openSession.receiveSnapshot(chunk);
+    await flushPromises();
+    expect(wrapper.find("[data-test=session-stale]").exists()).toBe(false);
+    expect(wrapper.findAll("[data-test=entry]")).toHaveLength(1);
+  });
+
   it("says in words when a session does not exist or cannot be loaded", async () => {
     const wrapper = await mountView("gone", detail("gone"));
     const openSession = useOpenSessionStore();
@@ -225,12 +251,16 @@ describe("SessionView", () => {
     await flushPromises();
     expect(wrapper.get("[data-test=session-error]").text()).toContain("The backend cannot be reached");
     expect(wrapper.get("[data-test=session-error] button").text()).toBe("Try again");
-    // A failed refetch while the transcript is shown keeps it and says it may be stale.
+    // A read error while the transcript is shown keeps it and says it may be out of date.
     openSession.$patch((state) => {
       Object.assign(state, { detail: detail("gone"), status: "ready", error: "Internal server error" });
     });
     await flushPromises();
     expect(wrapper.get("[data-test=session-error]").text()).toContain("may be out of date: Internal server error");
     expect(wrapper.find("[data-test=transcript]").exists()).toBe(true);
+    // Reload asks the socket for the snapshot again.
+    const serial = openSession.focusRequest.serial;
+    await wrapper.get("[data-test=session-error] button").trigger("click");
+    expect(openSession.focusRequest).toMatchObject({ sessionId: "gone", snapshot: true, serial: serial + 1 });
   });
 });

@@ -3,7 +3,8 @@
 // with a chosen thinking level and land on its URL; rename and delete from the sidebar.
 import { flushPromises, mount, type VueWrapper } from "@vue/test-utils";
 import { createPinia, setActivePinia, type Pinia } from "pinia";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import WebSocket from "ws";
 import { createMemoryHistory, type Router } from "vue-router";
 import { CAPABILITY_NAMES } from "../backend-info.ts";
 import { http, setApiBase } from "../api/http.ts";
@@ -11,7 +12,9 @@ import type { Active } from "../../../domain/runtime/runtime-types.ts";
 import DialogHost from "../components/app/DialogHost.vue";
 import SessionSidebar from "../components/sidebar/SessionSidebar.vue";
 import { createAppRouter } from "../router.ts";
+import type { SocketLike } from "../api/events-socket.ts";
 import { useBackendStore } from "../stores/backend.store.ts";
+import { useConnectionStore } from "../stores/connection.store.ts";
 import { useRuntimesStore } from "../stores/runtimes.store.ts";
 import { useSessionsStore } from "../stores/sessions.store.ts";
 import { startServerProcess, type ServerProcess } from "./server-process.fixture.ts";
@@ -41,6 +44,10 @@ afterAll(async () => {
 });
 
 const waitFor = <T>(check: () => T, timeout = 60_000) => vi.waitFor(check, { timeout, interval: 25 });
+const connections: Array<() => void> = [];
+afterEach(() => {
+  for (const stop of connections.splice(0)) stop();
+});
 const capabilities = (research: boolean) =>
   Object.fromEntries(CAPABILITY_NAMES.map((name) => [name, name === "research" ? research : name === "events"])) as Record<(typeof CAPABILITY_NAMES)[number], boolean>;
 
@@ -49,7 +56,11 @@ async function setUp(research: boolean): Promise<{ pinia: Pinia; router: Router 
   const pinia = createPinia();
   setActivePinia(pinia);
   useBackendStore().$patch({ status: "ready", info: { name: "Leyline", version: "0", apiVersion: 2, capabilities: capabilities(research) } });
-  await useSessionsStore().refresh();
+  // The session list arrives on the events socket.
+  const connection = useConnectionStore();
+  connections.push(() => connection.stop());
+  connection.start({ wsBase: server.url.replace(/^http/, "ws"), createSocket: (url) => new WebSocket(url) as unknown as SocketLike });
+  await waitFor(() => expect(useSessionsStore().status).toBe("ready"));
   const router = createAppRouter(createMemoryHistory());
   await router.push("/");
   return { pinia, router };
@@ -142,14 +153,16 @@ describe("SessionSidebar with the real server", { timeout: 120_000 }, () => {
     await input.setValue("Beta, renamed");
     await input.element.closest("form")?.dispatchEvent(new Event("submit", { bubbles: true, cancelable: true }));
     await waitFor(() => expect(item().text()).toContain("Beta, renamed"));
-    await useSessionsStore().refresh();
     expect(useSessionsStore().byId("b1b1b1b1-0000-4000-8000-000000000002")?.name).toBe("Beta, renamed");
 
+    await waitFor(() => expect(wrapper.find("[data-test=session-rename-input]").exists()).toBe(false));
+    const filesBefore = useSessionsStore().indexStatus?.filesOnDisk ?? 0;
     await item().get("[data-test=session-delete]").trigger("click");
     await flushPromises();
     await wrapper.get("[data-test=confirm-ok]").trigger("click");
     await waitFor(() => expect(wrapper.find("[data-session-id='b1b1b1b1-0000-4000-8000-000000000002']").exists()).toBe(false));
-    await useSessionsStore().refresh();
+    // The server's removal arrives as a delta: the file count drops and the session stays gone.
+    await waitFor(() => expect(useSessionsStore().indexStatus?.filesOnDisk).toBe(filesBefore - 1));
     expect(useSessionsStore().byId("b1b1b1b1-0000-4000-8000-000000000002")).toBeUndefined();
     expect(wrapper.get("[data-test=index-status]").text()).toMatch(/^\d+ session files? on disk · \d+ listed/);
     wrapper.unmount();

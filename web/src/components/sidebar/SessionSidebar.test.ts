@@ -3,6 +3,7 @@ import { createPinia, setActivePinia } from "pinia";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { createMemoryHistory } from "vue-router";
 import type { SessionSummary } from "../../../../domain/session-summary.ts";
+import { indexStatus, listDelta, listSnapshot } from "../../lib/live-messages.fixture.ts";
 import { researchSummary, summary } from "../../lib/session-fixtures.fixture.ts";
 import { createAppRouter } from "../../router.ts";
 import { useDialogsStore } from "../../stores/dialogs.store.ts";
@@ -33,13 +34,9 @@ async function mountSidebar(state: { project?: string | null; openId?: string | 
   const pinia = createPinia();
   setActivePinia(pinia);
   const sessions = useSessionsStore();
-  sessions.$patch({
-    sessions: [...(state.extra ?? []), ...rows()],
-    status: "ready",
-    now: NOW,
-    project: state.project === undefined ? "/w/alpha" : state.project,
-    indexStatus: { ready: true, filesOnDisk: 12, indexed: 11, invalid: 1 },
-  });
+  // The list as the events socket delivers it.
+  sessions.applyListSnapshot(listSnapshot([...(state.extra ?? []), ...rows()], indexStatus({ filesOnDisk: 12, indexed: 11, invalid: 1, invalidPaths: ["/agent/sessions/--w-alpha--/broken.jsonl"] })));
+  sessions.$patch({ now: NOW, project: state.project === undefined ? "/w/alpha" : state.project });
   if (state.openId) useOpenSessionStore().$patch({ id: state.openId });
   const router = createAppRouter(createMemoryHistory());
   await router.push("/");
@@ -80,7 +77,7 @@ describe("SessionSidebar", { timeout: 20_000 }, () => {
     const fork = summary("fork", { cwd: "/w/alpha", modified: at(0, 11), parentSessionPath: parent.path, firstMessage: "What is a heat pump?" });
     const { wrapper } = await mountSidebar({ extra: [fork] });
     const today = wrapper.get("[data-test=session-group][data-group=today]");
-    expect(today.findAll(":scope > ul > li > [data-test=session-item]").map((el) => el.attributes("data-session-id"))).toEqual(["fork", "parent", "today"]);
+    expect(today.findAll(":scope > ul > li > [data-test=session-item]").map((el) => el.attributes("data-session-id"))).toEqual(["parent", "fork", "today"]); // newest first
     expect(wrapper.get("[data-session-id=today]").element.closest("li")?.querySelector("[data-test=subagent-children]")).toBeNull();
     const hint = wrapper.get("[data-session-id=fork] [data-test=session-fork]");
     expect(hint.text()).toBe("fork");
@@ -129,12 +126,26 @@ describe("SessionSidebar", { timeout: 20_000 }, () => {
     expect(ids(wrapper, "[data-test=session-item]")).toContain("parent");
   });
 
-  it("shows the index status line: files on disk, listed, unreadable", async () => {
+  it("shows the index status from the stream: files on disk, listed, unreadable files with their paths, progress", async () => {
     const { wrapper, sessions } = await mountSidebar();
-    expect(wrapper.get("[data-test=index-status]").text()).toBe("12 session files on disk · 8 listed · 1 unreadable");
-    sessions.$patch({ indexStatus: null });
+    expect(wrapper.get("[data-test=index-status]").text()).toBe("12 session files on disk · 8 listed");
+    const unreadable = wrapper.get("[data-test=index-unreadable]");
+    expect(unreadable.get("summary").text()).toBe("1 unreadable");
+    expect(unreadable.get("summary").attributes("title")).toBe("/agent/sessions/--w-alpha--/broken.jsonl");
+    expect(unreadable.findAll("li").map((li) => li.text())).toEqual(["/agent/sessions/--w-alpha--/broken.jsonl"]);
+
+    // A delta: another file is unreadable, one session is gone, the index is checking the files.
+    const status = indexStatus({ filesOnDisk: 13, indexed: 10, invalid: 60, invalidPaths: ["/a.jsonl", "/b.jsonl"], verified: false });
+    sessions.applyListDelta(listDelta([], [summary("old").path], 2, status));
     await flushPromises();
-    expect(wrapper.get("[data-test=index-status]").text()).toBe("8 listed");
+    expect(wrapper.get("[data-test=index-status]").text()).toBe("13 session files on disk · 7 listed · checking files…");
+    expect(wrapper.get("[data-test=index-unreadable] summary").text()).toBe("60 unreadable");
+    expect(wrapper.findAll("[data-test=index-unreadable] li").map((li) => li.text())).toEqual(["/a.jsonl", "/b.jsonl", "and 58 more"]);
+
+    // A fresh stream: the rows stay, marked as updating.
+    sessions.markStale();
+    await flushPromises();
+    expect(wrapper.get("[data-test=index-status]").text()).toContain("· updating…");
   });
 
   it("marks the open session and navigates when a row is clicked", async () => {

@@ -18,8 +18,9 @@ export function useSessionActions() {
     const trimmed = name.replace(/\s+/g, " ").trim();
     if (trimmed === "" || trimmed === (session.name ?? "")) return false;
     try {
+      const mark = openSession.detailMark();
       const response = await sessions.rename(session.id, trimmed);
-      if (openSession.id === session.id) openSession.applyDetail(response.detail);
+      if (openSession.id === session.id) openSession.applyDetail(response.detail, mark);
       return true;
     } catch (error) {
       notices.report(error, "Renaming the session");

@@ -1,13 +1,16 @@
 import "../../markdown/dom-node-name.fixture.ts";
 import { flushPromises, mount, type VueWrapper } from "@vue/test-utils";
+import { nextTick } from "vue";
 import { createPinia, setActivePinia } from "pinia";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ResearchState } from "../../../../domain/research/research-types.ts";
 import type { TranscriptEntry } from "../../../../domain/transcript/transcript-types.ts";
 import { loadMarkdownRenderer } from "../../markdown/load-markdown.ts";
 import { useNoticesStore } from "../../stores/notices.store.ts";
+import { useRuntimesStore } from "../../stores/runtimes.store.ts";
 import { activeOf, fakeBackend, type FakeAnswer, type RecordedRequest } from "../composer/composer.fixture.ts";
-import { assistantEntry, everyEntryType, syntheticTranscript, toolEntry, userEntry } from "./transcript.fixture.ts";
+import LiveOutput from "./LiveOutput.vue";
+import { assistantEntry, bashEntry, everyEntryType, syntheticTranscript, toolEntry, userEntry } from "./transcript.fixture.ts";
 import type { StreamingMessage } from "./transcript-rows.ts";
 import TranscriptView from "./TranscriptView.vue";
 
@@ -289,5 +292,109 @@ describe("TranscriptView actions", () => {
     await flushPromises();
     expect(w.get("[data-test=transcript-error]").text()).toContain("Cannot fork while the session is compacting");
     expect(w.emitted("forked")).toBeUndefined();
+  });
+});
+
+describe("TranscriptView live output", () => {
+  type Event = { type: string } & Record<string, unknown>;
+  const apply = async (...events: Event[]): Promise<void> => {
+    const runtimes = useRuntimesStore();
+    for (const event of events) runtimes.applyRuntimeEvent("s1", event);
+    await flushPromises();
+  };
+
+  it("shows the reply the store rebuilds from deltas, and keeps it after message_end until the entry is persisted", async () => {
+    const w = await mountView({ entries: [userEntry("u1", "go")] });
+    const runtimes = useRuntimesStore();
+    await apply(
+      { type: "message_start", message: { role: "assistant", content: [], timestamp: 4242 } },
+      { type: "stream_delta", deltas: [{ kind: "text", index: 0, text: "Working on " }] },
+      { type: "stream_delta", deltas: [{ kind: "text", index: 0, text: "**it**" }] },
+    );
+    await w.setProps({ streaming: runtimes.streamingOf("s1") });
+    expect(w.get("[data-test=streaming]").find("strong").text()).toBe("it");
+    await apply({ type: "message_end", message: { role: "assistant", stopReason: "stop", timestamp: 4242 }, contentOmitted: true });
+    await w.setProps({ streaming: runtimes.streamingOf("s1") });
+    expect(w.get("[data-test=streaming]").text()).toContain("Working on it");
+
+    // The persisted transcript takes over: the live row goes at once (never beside its entry), the store then settles.
+    const persisted = [userEntry("u1", "go"), { ...assistantEntry("a1", "Working on **it**", null, 1), messageTimestamp: 4242 }];
+    await w.setProps({ entries: persisted });
+    expect(w.find("[data-test=streaming]").exists()).toBe(false);
+    expect(renderedIds(w)).toEqual(["u1", "a1"]);
+    runtimes.settleStreams("s1", persisted);
+    expect(runtimes.streamingOf("s1")).toBeNull();
+  });
+
+  it("prints a running tool's output inside its pending entry as it comes, then its result", async () => {
+    const pending = toolEntry("a1", "c1", { status: "pending", resultText: "", resultEntryId: null, name: "bash", arguments: { command: "loop" }, diff: undefined, file: undefined });
+    const w = await mountView({ entries: [pending] });
+    expect(entry(w, "a1:c1").find("[data-test=tool-live-output]").exists()).toBe(false);
+    await apply({ type: "tool_execution_start", toolCallId: "c1", toolName: "bash" }, { type: "stream_delta", tools: { c1: { append: "line1\n" } } });
+    const output = () => entry(w, "a1:c1").get("[data-test=tool-live-output]");
+    expect(output().text()).toBe("line1");
+    expect(output().element.tagName).toBe("PRE");
+    await apply({ type: "stream_delta", tools: { c1: { append: "line2\n" } } });
+    expect(output().text()).toBe("line1\nline2");
+    // Ended but not persisted yet: the output stays.
+    await apply({ type: "tool_execution_end", toolCallId: "c1", toolName: "bash", isError: false });
+    expect(output().text()).toBe("line1\nline2");
+    await w.setProps({ entries: [{ ...pending, status: "done", resultText: "line1\nline2\n", resultEntryId: "r1" }] });
+    expect(entry(w, "a1:c1").find("[data-test=tool-live-output]").exists()).toBe(false);
+    expect(entry(w, "a1:c1").get("[data-test=tool-result]").text()).toBe("line1\nline2");
+  });
+
+  it("shows a tool call's output under the streamed message while its entry is not persisted", async () => {
+    const w = await mountView({ entries: [] });
+    const runtimes = useRuntimesStore();
+    await apply(
+      { type: "message_start", message: { role: "assistant", content: [], timestamp: 1 } },
+      { type: "stream_delta", deltas: [{ kind: "toolCall", index: 0, id: "c9", name: "bash", json: '{"command":"make"}' }] },
+      { type: "message_end", message: { role: "assistant", timestamp: 1 }, contentOmitted: true },
+      { type: "tool_execution_start", toolCallId: "c9", toolName: "bash" },
+      { type: "stream_delta", tools: { c9: { append: "compiling\n" } } },
+    );
+    await w.setProps({ streaming: runtimes.streamingOf("s1") });
+    expect(w.get("[data-test=streaming-tool-call]").text()).toContain('"command": "make"');
+    expect(w.get("[data-test=streaming-tool-output]").text()).toBe("compiling");
+  });
+
+  it("shows a running `!` command with its output, kept after it ends until its entry is persisted", async () => {
+    const w = await mountView({ entries: [userEntry("u1", "hi")] });
+    expect(w.find("[data-test=live-bash]").exists()).toBe(false);
+    await apply({ type: "bash_execution_start", command: "make test" });
+    const live = () => w.get("[data-test=live-bash]");
+    expect(live().get("[data-test=live-bash-command]").text()).toBe("$ make test");
+    expect(live().attributes("data-running")).toBe("true");
+    expect(live().find("[data-test=live-bash-output]").exists()).toBe(false);
+    await apply({ type: "stream_delta", bash: "ok 1\n" }, { type: "stream_delta", bash: "ok 2\n" });
+    expect(live().get("[data-test=live-bash-output]").text()).toBe("ok 1\nok 2");
+    await apply({ type: "bash_execution_end" });
+    expect(live().attributes("data-running")).toBe("false");
+    const persisted = [userEntry("u1", "hi"), bashEntry("b1", "make test", "ok 1\nok 2\n", 0, 1)];
+    await w.setProps({ entries: persisted });
+    expect(w.find("[data-test=live-bash]").exists()).toBe(false);
+    expect(renderedIds(w)).toEqual(["u1", "b1"]);
+    useRuntimesStore().settleStreams("s1", persisted);
+    expect(useRuntimesStore().bashOf("s1")).toBeNull();
+  });
+
+  it("keeps live output scrolled to its end as it grows, unless the reader scrolled up in it", async () => {
+    const w = mount(LiveOutput, { props: { text: "a\n" }, attachTo: document.body });
+    const pre = w.element as HTMLElement;
+    let height = 500;
+    Object.defineProperty(pre, "scrollHeight", { get: () => height });
+    Object.defineProperty(pre, "clientHeight", { get: () => 100 });
+    await w.setProps({ text: "a\nb\n" });
+    await nextTick();
+    expect(pre.scrollTop).toBe(500);
+    // The reader scrolls up: new output does not pull the view down.
+    pre.scrollTop = 100;
+    await w.trigger("scroll");
+    height = 800;
+    await w.setProps({ text: "a\nb\nc\n" });
+    await nextTick();
+    expect(pre.scrollTop).toBe(100);
+    w.unmount();
   });
 });

@@ -5,36 +5,43 @@
  */
 import type { TranscriptEntry } from "../../../../domain/transcript/transcript-types.ts";
 import { isProvisionalEntry } from "../../lib/provisional-entries.ts";
+import type { LiveBash } from "../../lib/streaming-message.ts";
 
-/** The running turn as the runtime store builds it from message_start/message_update/message_end. */
+/** The running turn as the runtime store derives it from the live stream (lib/streaming-message.ts). */
 export interface StreamingMessage {
   id: string;
   role: "assistant";
   text: string;
   thinking: string;
   toolCalls: StreamingToolCall[];
+  /** pi's message timestamp (ms), the persisted entry's `messageTimestamp`. */
+  timestamp?: number;
 }
 
 export interface StreamingToolCall {
   id: string;
   name: string;
+  /** The arguments (an object), or their JSON so far (a string) while the call streams. */
   arguments: unknown;
 }
 
 export type TranscriptRow =
   | { kind: "entry"; key: string; entry: TranscriptEntry }
-  | { kind: "streaming"; key: string; streaming: StreamingMessage };
+  | { kind: "streaming"; key: string; streaming: StreamingMessage }
+  /** A `!` command the runtime runs (or ran, until its entry is persisted). */
+  | { kind: "bash"; key: string; bash: LiveBash };
 
 /** Whether an entry shows in the transcript (custom messages can ask not to be displayed). */
 export function isVisibleEntry(entry: TranscriptEntry): boolean {
   return !(entry.type === "message" && entry.role === "custom" && !entry.display);
 }
 
-/** The rows of a transcript: visible entries in order, then the streaming message (if any). */
-export function transcriptRows(entries: readonly TranscriptEntry[], streaming: StreamingMessage | null): TranscriptRow[] {
+/** The rows of a transcript: visible entries in order, then the streaming message and the live `!` command (if any). */
+export function transcriptRows(entries: readonly TranscriptEntry[], streaming: StreamingMessage | null, bash: LiveBash | null = null): TranscriptRow[] {
   const rows: TranscriptRow[] = [];
   for (const entry of entries) if (isVisibleEntry(entry)) rows.push({ kind: "entry", key: `e:${entry.id}`, entry });
   if (streaming !== null) rows.push({ kind: "streaming", key: `s:${streaming.id}`, streaming });
+  if (bash !== null) rows.push({ kind: "bash", key: "b:live", bash });
   return rows;
 }
 
@@ -54,6 +61,7 @@ function textLines(text: string, cap: number): number {
  */
 export function estimateRowHeight(row: TranscriptRow): number {
   if (row.kind === "streaming") return ROW_CHROME_PX + LINE_PX * textLines(row.streaming.text, 40);
+  if (row.kind === "bash") return ROW_CHROME_PX + LINE_PX * (1 + textLines(row.bash.text, 12));
   const entry = row.entry;
   switch (entry.type) {
     case "message":

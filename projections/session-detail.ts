@@ -1,26 +1,25 @@
 /**
  * SessionDetail (spec "Session detail") of a persisted session file, from the projections an opened session
- * holds (`index.session$`: session summary + transcript). Pure given the tail snapshot, the file's mtime and
- * header version, and one probe: whether the session's cwd exists (`readOnly` when it does not).
+ * holds (`index.session$`: session summary + transcript). Pure given the projection states, the file's mtime
+ * and header version, and one probe the caller supplies: whether the session's cwd exists (`readOnly` when it
+ * does not).
  * The transcript carries the research annotations of the branch's research state (the report message's
  * `researchReport`, researcher `subagent` calls' `researchThreads`: domain/transcript/research-transcript.ts).
  * `model` and `thinkingLevel` come from the branch's own entries (domain/session-settings.ts), so the page can
  * show them before any runtime exists.
  */
-import fs from "node:fs";
 import { cwdMissingMessage, type SessionDetail, type SessionDetailSession, type SessionReadOnly } from "../domain/session-detail.ts";
 import { sessionSettingsOf } from "../domain/session-settings.ts";
 import { FIRST_MESSAGE_LIMIT, truncateText } from "../domain/session-summary.ts";
 import { withResearchAnnotations } from "../domain/transcript/research-transcript.ts";
 import type { TranscriptEntry } from "../domain/transcript/transcript-types.ts";
-import type { ProjectionStates } from "../adapters/projections/file-fold.ts";
 import {
   selectResearchState,
   selectSessionSummary,
   sessionSummaryProjection,
   type SessionSummaryState,
-} from "../projections/session-summary.projection.ts";
-import { selectTranscript, transcriptProjection, type TranscriptState } from "../projections/transcript.projection.ts";
+} from "./session-summary.projection.ts";
+import { selectTranscript, transcriptProjection, type TranscriptState } from "./transcript.projection.ts";
 
 export type { SessionDetail, SessionDetailSession } from "../domain/session-detail.ts";
 
@@ -54,7 +53,7 @@ export function contextTokensOf(entries: readonly TranscriptEntry[]): number | n
 }
 
 /** `readOnly` of a session whose cwd is `cwd`: null while the folder exists. */
-export function readOnlyOf(cwd: string, cwdExists: (cwd: string) => boolean = fs.existsSync): SessionReadOnly | null {
+export function readOnlyOf(cwd: string, cwdExists: (cwd: string) => boolean): SessionReadOnly | null {
   return cwd !== "" && !cwdExists(cwd) ? { reason: "cwd-missing", message: cwdMissingMessage(cwd) } : null;
 }
 
@@ -68,9 +67,9 @@ function hasUserMessage(entries: readonly TranscriptEntry[]): boolean {
  * version as written (the decoder's; the records say 3 after the in-memory migration), 1 when unknown.
  */
 export function selectSessionDetail(
-  states: ProjectionStates,
+  states: Readonly<Record<string, unknown>>,
   file: { path: string; mtimeMs: number; version?: number | null },
-  cwdExists: (cwd: string) => boolean = fs.existsSync,
+  cwdExists: (cwd: string) => boolean,
 ): SessionDetail | null {
   const summaryState = states[sessionSummaryProjection.name] as SessionSummaryState | undefined;
   const transcriptState = states[transcriptProjection.name] as TranscriptState | undefined;
