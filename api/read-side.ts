@@ -9,10 +9,6 @@ import { createPiSessionIndex } from "../adapters/sessions/pi-session-index.ts";
 import type { SessionIndex } from "../adapters/sessions/session-index.ts";
 import { createSessionDetailFeeds, type SessionDetailFeeds } from "../adapters/sessions/session-detail-feeds.ts";
 import { openLeylineDatabase, type LeylineDatabaseHandle } from "../adapters/sqlite/database.ts";
-import { DETAIL_PROJECTIONS } from "../adapters/sessions/detail-feed-host.ts";
-
-/** What an opened session holds in memory (`index.session$`): the summary and the active-branch transcript. */
-export { DETAIL_PROJECTIONS };
 
 export interface ReadSideServices {
   readonly database: LeylineDatabaseHandle;
@@ -58,7 +54,6 @@ export function openReadSide(options: ReadSideOptions): ReadSide {
     index = createPiSessionIndex({
       db: database.db,
       agentDir: options.agentDir,
-      tailProjections: DETAIL_PROJECTIONS,
       watch: options.watch ?? true,
       ...(options.onError !== undefined ? { onError: options.onError } : {}),
     });

@@ -1,11 +1,9 @@
 import fs from "node:fs";
 import path from "node:path";
 import { firstValueFrom, type Observable } from "rxjs";
-import { filter, take, timeout, toArray } from "rxjs/operators";
+import { filter, timeout, toArray } from "rxjs/operators";
 import { afterEach, describe, expect, it } from "vitest";
 import type { SessionSummary } from "../../domain/session-summary.ts";
-import { entryCount, entryIds, type SessionTreeState } from "../../domain/session-tree.ts";
-import { sessionTreeProjection } from "../../projections/session-tree.projection.ts";
 import { headerLine, sessionText, tempDir, userLine } from "../session-files/session-lines.fixture.ts";
 import { openLeylineDatabase, type LeylineDatabaseHandle } from "../sqlite/database.ts";
 import { resolveAgentDir } from "./agent-dir.ts";
@@ -49,7 +47,6 @@ async function open(
   const index = createPiSessionIndex({
     db: db.db,
     agentDir: s.agentDir,
-    tailProjections: [sessionTreeProjection],
     watch,
     coalesceMs: 10,
     onError: (error) => {
@@ -294,33 +291,15 @@ describe("session index", () => {
     expect(elsewhere.index.list()).toEqual([]);
   });
 
-  it("streams the in-memory projections of an opened session and refreshes them on change", async () => {
-    const s = setup();
-    const file = path.join(s.project, "open.jsonl");
-    fs.writeFileSync(file, sessionText("oooo-0001", 2));
-    const { index } = await open(s);
-    const session$ = index.session$(file);
-    const first = await next(session$, (x) => x.exists);
-    expect(entryIds(first.states["session-tree"] as SessionTreeState)).toEqual(["oooo0000", "oooo0001"]);
-
-    const updated = next(session$, (x) => entryCount(x.states["session-tree"] as SessionTreeState) === 3);
-    fs.appendFileSync(file, userLine("three", "oooo0001", "oooo0002"));
-    const after = await updated;
-    expect((after.states["session-tree"] as SessionTreeState).leafId).toBe("oooo0002");
-    expect(after.stats).toMatchObject({ isSession: true, sessionId: "oooo-0001", lines: 4, malformed: 0 });
-  });
-
   it("close() releases every watcher and completes the streams", async () => {
     const s = setup();
     fs.mkdirSync(path.join(s.sessions, "a", "b"), { recursive: true });
     const { index } = await open(s);
     expect(index.watchedFolders()).toBe(4); // sessions, project, a, a/b
     const all = firstValueFrom(index.sessions$.pipe(toArray(), timeout(5000)));
-    const tail = firstValueFrom(index.session$(path.join(s.project, "missing.jsonl")).pipe(take(5), toArray(), timeout(5000)));
     await index.close();
     expect(index.watchedFolders()).toBe(0);
     expect((await all).map((e) => e.type)).toEqual(["snapshot"]);
-    expect((await tail).length).toBeLessThanOrEqual(1);
   });
 
   it("waits for a sessions folder that does not exist yet", async () => {

@@ -12,23 +12,21 @@
  * rescan covers missed events.
  *
  * Streams: `sessions$` sends a snapshot to each subscriber (once the index is ready) and then one `changed`
- * event per processed batch; `session$(path)` holds the session's full in-memory projections while
- * subscribed (shared between subscribers) and emits them after each change.
+ * event per processed batch, and one whenever the status alone changes. (An opened session's whole transcript
+ * is kept by the detail worker, adapters/sessions/detail-feed-host.ts, not here.)
  */
 import path from "node:path";
 import type { Kysely } from "kysely";
-import { EMPTY, Observable, Subject } from "rxjs";
+import { Observable, Subject } from "rxjs";
 import { INVALID_PATHS_LIMIT, type SessionIndexStatus } from "../../domain/live/session-list.ts";
 import type { LeylineDatabase } from "../sqlite/leyline-database.ts";
 import type { CheckpointHead } from "../projections/checkpoint-store.ts";
-import type { AnyProjection, FoldProgress } from "../projections/file-fold.ts";
 import {
   createProjectionRunner,
   type ProjectionSet,
   type ScanFile,
   type ScanOutcome,
 } from "../projections/projection-runner.ts";
-import { openSessionTail, type SessionTail, type SessionTailSnapshot } from "../projections/session-tail.ts";
 import { watchFolderTree, type DirtyBatch, type FolderWatcher } from "./folder-watcher.ts";
 import { isInside, isSessionFileName, listSessionFiles, statSessionFile } from "./session-files-scan.ts";
 
@@ -51,8 +49,6 @@ export interface SessionIndexOptions<Summary> {
   readonly sessionsDir: string;
   /** The projections summarised per file (checkpointed) and how a summary is made. */
   readonly set: ProjectionSet<Summary>;
-  /** The projections an opened session holds in memory (`session$`). */
-  readonly tailProjections: readonly AnyProjection[];
   /** Order of `list()` and snapshots; default: by path. */
   readonly order?: (a: Summary, b: Summary) => number;
   /** Watch the file system (default true). */
@@ -81,14 +77,6 @@ export interface SessionIndex<Summary> {
   get(file: string): Summary | null;
   status(): SessionIndexStatus;
   readonly sessions$: Observable<SessionListEvent<Summary>>;
-  session$(file: string): Observable<SessionTailSnapshot>;
-  /**
-   * Reads what changed in an opened session's file now (its `session$` subscribers get the result too); null
-   * when nobody holds the session open.
-   */
-  refreshSession(file: string): Promise<SessionTailSnapshot | null>;
-  /** Progress of an opened session's reads that take several slices (its first read of a large file); none when not open. */
-  sessionProgress$(file: string): Observable<FoldProgress>;
   /** Lists and checks every file again; resolves when done. */
   rescan(): Promise<void>;
   /** Checks the given files now (e.g. after the host wrote them); resolves when done. */
@@ -114,7 +102,6 @@ export function createSessionIndex<Summary>(options: SessionIndexOptions<Summary
   const heads = new Map<string, CheckpointHead>();
   const unreadable = new Set<string>();
   const changes = new Subject<SessionListEvent<Summary>>();
-  const tails = new Map<string, { tail: SessionTail; refs: number }>();
   let revision = 0;
   let isReady = false;
   let isVerified = false;
@@ -264,10 +251,6 @@ export function createSessionIndex<Summary>(options: SessionIndexOptions<Summary
           break;
       }
     }
-    for (const file of candidates) {
-      const open = tails.get(file);
-      if (open !== undefined) open.tail.refresh().catch(onError);
-    }
     // The listed summaries change only with an upsert or a removal (a kept file's summary is equal).
     if (upserted.length > 0 || removed.length > 0) listCache = null;
     if (isReady && !closed && (upserted.length > 0 || removed.length > 0 || statusChanged())) announce(upserted, removed);
@@ -397,33 +380,6 @@ export function createSessionIndex<Summary>(options: SessionIndexOptions<Summary
     };
   });
 
-  function session$(file: string): Observable<SessionTailSnapshot> {
-    const key = path.resolve(file);
-    return new Observable<SessionTailSnapshot>((subscriber) => {
-      if (closed) {
-        subscriber.complete();
-        return undefined;
-      }
-      let open = tails.get(key);
-      if (open === undefined) {
-        const watch = options.watch === false ? false : !isInside(root, key);
-        open = { tail: openSessionTail(key, options.tailProjections, { watch }), refs: 0 };
-        tails.set(key, open);
-      }
-      open.refs++;
-      const held = open;
-      const inner = held.tail.changes$.subscribe(subscriber);
-      return () => {
-        inner.unsubscribe();
-        held.refs--;
-        if (held.refs === 0 && tails.get(key) === held) {
-          tails.delete(key);
-          held.tail.close();
-        }
-      };
-    });
-  }
-
   return {
     ready,
     verified,
@@ -431,12 +387,6 @@ export function createSessionIndex<Summary>(options: SessionIndexOptions<Summary
     get: (file) => entries.get(path.resolve(file))?.summary ?? null,
     status,
     sessions$,
-    session$,
-    sessionProgress$: (file) => tails.get(path.resolve(file))?.tail.progress$ ?? EMPTY,
-    refreshSession: async (file) => {
-      const open = tails.get(path.resolve(file));
-      return open === undefined ? null : open.tail.refresh();
-    },
     rescan: () => enqueue({ paths: new Set(), folders: new Set([root]) }),
     idle: async () => {
       await verified.catch(() => undefined);
@@ -449,8 +399,6 @@ export function createSessionIndex<Summary>(options: SessionIndexOptions<Summary
       closed = true;
       watcher?.close();
       if (rescanTimer !== null) clearInterval(rescanTimer);
-      for (const { tail } of tails.values()) tail.close();
-      tails.clear();
       await verified.catch(() => undefined);
       await draining?.catch(() => undefined);
       changes.complete();

@@ -17,7 +17,7 @@ import path from "node:path";
 import type { Corpus } from "./corpus.ts";
 import { errorMessage, measuredFigure, pendingFigure, type Figure } from "./figure.ts";
 import { alternate, median, medianRatio, round, type AlternateOptions } from "./measure.ts";
-import { missing, tryLoad, type AnyProjection, type CoreSubjects } from "./subjects.ts";
+import { missing, tryLoad, type CoreSubjects } from "./subjects.ts";
 
 export const LIST_COLD_TARGET = 1.0;
 export const LIST_WARM_TARGET = 0.02;
@@ -39,19 +39,15 @@ interface OpenedIndex {
 type OpenIndex = (agentDir: string, dataDir: string) => Promise<OpenedIndex>;
 
 /** The index as the product composes it (`createPiSessionIndex`: leyline.sqlite in the data dir, summary set). */
-async function loadIndexOpener(subjects: CoreSubjects): Promise<{ ok: true; open: OpenIndex } | { ok: false; reason: string }> {
-  const { tree, transcript } = subjects;
+async function loadIndexOpener(): Promise<{ ok: true; open: OpenIndex } | { ok: false; reason: string }> {
   const index = await tryLoad("adapters/sessions/pi-session-index.ts", () => import("../../adapters/sessions/pi-session-index.ts"));
   const database = await tryLoad("adapters/sqlite/database.ts", () => import("../../adapters/sqlite/database.ts"));
   if (!index.ok || !database.ok) return { ok: false, reason: missing(index, database) ?? "missing" };
   const { createPiSessionIndex } = index.module;
   const { openLeylineDatabase } = database.module;
-  const tailProjections: AnyProjection[] = [];
-  if (tree.ok) tailProjections.push(tree.module.sessionTreeProjection as unknown as AnyProjection);
-  if (transcript.ok) tailProjections.push(transcript.module.transcriptProjection as unknown as AnyProjection);
   const open: OpenIndex = async (agentDir, dataDir) => {
     const handle = await openLeylineDatabase({ dataDir });
-    const sessionIndex = createPiSessionIndex({ db: handle.db, agentDir, tailProjections });
+    const sessionIndex = createPiSessionIndex({ db: handle.db, agentDir });
     await sessionIndex.ready;
     const served = sessionIndex.list();
     const verifiedAtReady = sessionIndex.status().verified;
@@ -80,7 +76,7 @@ export async function benchListVsPi(
   subjects: CoreSubjects,
   options: AlternateOptions,
 ): Promise<{ list_cold_vs_pi: Figure; list_warm_vs_pi: Figure }> {
-  const opener = await loadIndexOpener(subjects);
+  const opener = await loadIndexOpener();
   if (!opener.ok) {
     return {
       list_cold_vs_pi: pendingFigure(COLD_DESCRIPTION, LIST_COLD_TARGET, opener.reason),

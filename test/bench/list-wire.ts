@@ -7,13 +7,16 @@
  * the figure is the encoded body's size / 200,000 bytes. The sanity check: the body is encoded, decodes to
  * exactly the identity response (same request without Accept-Encoding) and lists every corpus session.
  * Details: the sizes in KB (identity, br, gzip) and, as subject/baseline, the median time to answer the
- * encoded and the identity request (compression's cost; not part of the target).
+ * encoded and the identity request (compression's cost; not part of the target); `socketKb`: what the client
+ * reads on WS /api/pi/events up to the same list's `session_list` snapshot (its opening messages included),
+ * with permessage-deflate as browsers negotiate it (deflate, per message: no brotli there).
  */
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import zlib from "node:zlib";
-import type { LightMyRequestResponse } from "fastify";
+import type { FastifyInstance, LightMyRequestResponse } from "fastify";
+import WebSocket from "ws";
 import { buildApp } from "../../api/app.ts";
 import type { Corpus } from "./corpus.ts";
 import { measuredFigure, type Figure } from "./figure.ts";
@@ -33,6 +36,25 @@ function decode(response: LightMyRequestResponse): string {
   if (encoding === "br") return zlib.brotliDecompressSync(raw).toString("utf8");
   if (encoding === "gzip") return zlib.gunzipSync(raw).toString("utf8");
   throw new Error(`unexpected content-encoding ${String(encoding)}`);
+}
+
+/** Bytes a permessage-deflate client reads on the events socket until the session list's snapshot. */
+async function socketListBytes(app: FastifyInstance): Promise<number> {
+  await app.listen({ host: "127.0.0.1", port: 0 });
+  const address = app.server.address();
+  if (typeof address !== "object" || address === null) throw new Error("no address");
+  const socket = new WebSocket(`ws://127.0.0.1:${address.port}/api/pi/events?sessionId=`, { perMessageDeflate: true });
+  try {
+    return await new Promise<number>((resolve, reject) => {
+      socket.on("message", (data: Buffer) => {
+        if ((JSON.parse(data.toString("utf8")) as { type: string }).type !== "session_list") return;
+        resolve((socket as unknown as { _socket: { bytesRead: number } })._socket.bytesRead);
+      });
+      socket.on("error", reject);
+    });
+  } finally {
+    socket.close();
+  }
 }
 
 export async function benchListWire(corpus: Corpus, options: AlternateOptions): Promise<{ list_wire_bytes: Figure }> {
@@ -61,6 +83,7 @@ export async function benchListWire(corpus: Corpus, options: AlternateOptions): 
       options,
     );
     const kb = (bytes: number): number => round(bytes / 1000, 1);
+    const socketBytes = await socketListBytes(app);
     return {
       list_wire_bytes: measuredFigure(DESCRIPTION, round(browser.rawPayload.length / LIST_WIRE_BUDGET_BYTES, 3), LIST_WIRE_TARGET, {
         sessions: listed,
@@ -68,6 +91,7 @@ export async function benchListWire(corpus: Corpus, options: AlternateOptions): 
         wireKb: kb(browser.rawPayload.length),
         gzipKb: kb(gzip.rawPayload.length),
         identityKb: kb(identity.rawPayload.length),
+        socketKb: kb(socketBytes),
         subjectMs: round(median(samples.encoded), 1),
         baselineMs: round(median(samples.identity), 1),
         check: problems.length === 0 ? "ok" : problems.join("; "),
