@@ -1,16 +1,26 @@
 #!/usr/bin/env node
 // `npm start [-- --port N --host H]`: builds the client when web/dist is missing or stale, then runs the
-// server (`node --import tsx api/main.ts ...args`), forwarding signals and its exit code.
+// server (`node --import tsx api/main.ts ...args`), forwarding signals and its exit code. The server runs on
+// Node >= 22.19 (scripts/node-runtime.mjs): this Node when it is one, else the one `npm ci` installed.
 // Build output goes to stderr so stdout carries only the server's `Leyline listening on ...` line.
 import { spawn } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { clientIsStale } from "./client-stale.mjs";
+import { serverNode } from "./node-runtime.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+let node;
+try {
+  node = serverNode(root);
+} catch (error) {
+  process.stderr.write(`${error.message}\n`);
+  process.exit(1);
+}
+
 function run(args, stdio) {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, args, { cwd: root, stdio });
+    const child = spawn(node, args, { cwd: root, stdio });
     const forward = (signal) => child.kill(signal);
     const signals = ["SIGINT", "SIGTERM", "SIGHUP"];
     for (const signal of signals) process.on(signal, forward);

@@ -1,10 +1,10 @@
 import path from "node:path";
-import Database from "better-sqlite3";
 import { Kysely, SqliteDialect } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
 import { tempDir } from "../session-files/session-lines.fixture.ts";
 import { openLeylineDatabase, sqliteConnectionOf, type LeylineDatabaseHandle } from "../sqlite/database.ts";
 import type { LeylineDatabase } from "../sqlite/leyline-database.ts";
+import { openSqliteFile, sqliteForKysely } from "../sqlite/sqlite-connection.ts";
 import { loadStoredSummaries, writeCheckpoints, type CheckpointWrite } from "./checkpoint-store.ts";
 
 const closers: (() => Promise<void>)[] = [];
@@ -20,7 +20,7 @@ async function openDb(): Promise<LeylineDatabaseHandle> {
 
 /** A second Kysely instance over the same file, not opened by `openLeylineDatabase` (the Kysely-only read). */
 function plainKysely(file: string): Kysely<LeylineDatabase> {
-  const db = new Kysely<LeylineDatabase>({ dialect: new SqliteDialect({ database: new Database(file) }) });
+  const db = new Kysely<LeylineDatabase>({ dialect: new SqliteDialect({ database: sqliteForKysely(openSqliteFile(file)) }) });
   closers.push(() => db.destroy());
   return db;
 }

@@ -65,7 +65,7 @@ export interface StoredSummary {
  *
  * This is what a warm start waits for before the list can be served, and its cost grows with the number of
  * sessions, so it reads only the path and summary columns (stamps and keys are loaded later, for the check
- * against the disk), compares the key inside SQLite, and runs as a prepared better-sqlite3 statement returning
+ * against the disk), compares the key inside SQLite, and runs as a prepared node:sqlite statement returning
  * arrays when the connection is at hand (`sqliteConnectionOf`): Kysely's driver would prepare it again and
  * build an object per row. The Kysely query below is the same read, for any other Kysely instance.
  */
@@ -78,10 +78,9 @@ export async function loadStoredSummaries(
   const [low, high] = below(folder);
   const sqlite = sqliteConnectionOf(db);
   if (sqlite !== null) {
-    const rows = sqlite
-      .prepare<[string, string, string, string], SummaryRow>(STORED_SUMMARIES_SQL)
-      .raw(true)
-      .all(currentKey, scope, low, high);
+    const statement = sqlite.prepare(STORED_SUMMARIES_SQL);
+    statement.setReturnArrays(true);
+    const rows = statement.all(currentKey, scope, low, high) as unknown as SummaryRow[];
     const stored = new Array<StoredSummary>(rows.length);
     for (let i = 0; i < rows.length; i++) {
       const [path, summaryJson, current] = rows[i] as SummaryRow;

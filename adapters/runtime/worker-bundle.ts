@@ -143,7 +143,7 @@ function build(esbuild: Esbuild, entry: string, dir: string): Manifest {
     bundle: true,
     platform: "node",
     format: "esm",
-    target: "node20",
+    target: "node22",
     packages: "external",
     define: { "import.meta.url": JSON.stringify(pathToFileURL(entry).href) },
     outfile: path.join(dir, "runtime-worker.mjs"),

@@ -1,12 +1,12 @@
 import fs from "node:fs";
 import path from "node:path";
-import Database from "better-sqlite3";
 import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
 import { tempDir } from "../session-files/session-lines.fixture.ts";
 import { resolveDataDir } from "./data-dir.ts";
 import { PAGE_SIZE, openLeylineDatabase, sqliteConnectionOf } from "./database.ts";
 import { LEYLINE_SCHEMA_VERSION, leylineMigrations } from "./leyline-migrations.ts";
+import { openSqliteFile, pragmaValue } from "./sqlite-connection.ts";
 
 describe("resolveDataDir", () => {
   it("uses LEYLINE_DATA_DIR with ~ expanded, else ~/.local/share/leyline", () => {
@@ -55,20 +55,23 @@ describe("openLeylineDatabase", () => {
 
   it("creates a new file with 16 KiB pages, and opens an older file with its own page size and rows", async () => {
     const fresh = await openLeylineDatabase({ dataDir: tempDir("db") });
-    expect(sqliteConnectionOf(fresh.db)?.pragma("page_size", { simple: true })).toBe(PAGE_SIZE);
+    const freshConnection = sqliteConnectionOf(fresh.db);
+    expect(freshConnection).not.toBeNull();
+    expect(pragmaValue(freshConnection!, "page_size")).toBe(PAGE_SIZE);
     await fresh.close();
 
     const dataDir = tempDir("db");
-    const older = new Database(path.join(dataDir, "leyline.sqlite"));
-    older.pragma("page_size = 4096");
-    older.pragma("journal_mode = WAL");
+    const older = openSqliteFile(path.join(dataDir, "leyline.sqlite"));
+    older.exec("pragma page_size = 4096");
+    older.exec("pragma journal_mode = WAL");
     older.exec("create table kept (value text)");
     older.prepare("insert into kept values (?)").run("row");
     older.close();
     const reopened = await openLeylineDatabase({ dataDir });
     const raw = sqliteConnectionOf(reopened.db);
-    expect(raw?.pragma("page_size", { simple: true })).toBe(4096);
-    expect(raw?.prepare("select value from kept").pluck().all()).toEqual(["row"]);
+    expect(raw).not.toBeNull();
+    expect(pragmaValue(raw!, "page_size")).toBe(4096);
+    expect(raw!.prepare("select value from kept").all().map((row) => row.value)).toEqual(["row"]);
     expect(await reopened.db.selectFrom("projection_checkpoints").selectAll().execute()).toEqual([]);
     await reopened.close();
   });

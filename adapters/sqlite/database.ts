@@ -1,15 +1,23 @@
 /**
- * Opens leyline.sqlite: better-sqlite3 in WAL mode, a Kysely instance over it, migrations run before it is
+ * Opens leyline.sqlite: Node's node:sqlite in WAL mode (adapters/sqlite/sqlite-connection.ts), a Kysely instance over it, migrations run before it is
  * returned. A file SQLite cannot read (not a database, corrupt) does not stop start-up: it is moved aside
  * (kept for inspection) and a fresh database is created.
  */
 import fs from "node:fs";
 import path from "node:path";
-import Database from "better-sqlite3";
 import { Kysely, Migrator, SqliteDialect } from "kysely";
 import { LEYLINE_DATABASE_FILE } from "./data-dir.ts";
 import type { LeylineDatabase } from "./leyline-database.ts";
 import { LEYLINE_SCHEMA_VERSION, leylineMigrationProvider } from "./leyline-migrations.ts";
+import {
+  isUnreadableDatabaseError,
+  openSqliteFile,
+  pragmaValue,
+  sqliteForKysely,
+  type SqliteConnection,
+} from "./sqlite-connection.ts";
+
+export { isUnreadableDatabaseError };
 
 /** Page size of a newly created leyline.sqlite. */
 export const PAGE_SIZE = 16384;
@@ -41,15 +49,15 @@ export async function openLeylineDatabase(options: OpenDatabaseOptions): Promise
   }
 }
 
-/** The better-sqlite3 connection under each Kysely instance opened here (see `sqliteConnectionOf`). */
-const connections = new WeakMap<Kysely<LeylineDatabase>, Database.Database>();
+/** The SQLite connection under each Kysely instance opened here (see `sqliteConnectionOf`). */
+const connections = new WeakMap<Kysely<LeylineDatabase>, SqliteConnection>();
 
 /**
- * The better-sqlite3 connection under a Kysely instance that `openLeylineDatabase` opened, or null for any other
+ * The SQLite connection under a Kysely instance that `openLeylineDatabase` opened, or null for any other
  * instance. For the rare hot read that wants a prepared statement returning rows as arrays (Kysely's driver
  * prepares the statement on every query and builds an object per row); everything else goes through Kysely.
  */
-export function sqliteConnectionOf(db: Kysely<LeylineDatabase>): Database.Database | null {
+export function sqliteConnectionOf(db: Kysely<LeylineDatabase>): SqliteConnection | null {
   return connections.get(db) ?? null;
 }
 
@@ -58,25 +66,25 @@ function handle(db: Kysely<LeylineDatabase>, file: string, movedAside: string | 
 }
 
 async function openAndMigrate(file: string): Promise<Kysely<LeylineDatabase>> {
-  const sqlite = new Database(file);
+  const sqlite = openSqliteFile(file);
   let db: Kysely<LeylineDatabase> | null = null;
   try {
     // 16 KiB pages for a new file (no effect on an existing one, which keeps its page size): a warm start reads
     // every stored session summary from one index, and reading it in a quarter as many pages takes about a
     // quarter less time (fewer reads and page-cache allocations); commits write 16 KiB pages to the WAL instead
     // of 4 KiB ones, a few per commit.
-    sqlite.pragma(`page_size = ${PAGE_SIZE}`);
-    sqlite.pragma("journal_mode = WAL");
-    sqlite.pragma("synchronous = NORMAL");
-    sqlite.pragma("busy_timeout = 5000");
-    db = new Kysely<LeylineDatabase>({ dialect: new SqliteDialect({ database: sqlite }) });
+    sqlite.exec(`pragma page_size = ${PAGE_SIZE}`);
+    sqlite.exec("pragma journal_mode = WAL");
+    sqlite.exec("pragma synchronous = NORMAL");
+    sqlite.exec("pragma busy_timeout = 5000");
+    db = new Kysely<LeylineDatabase>({ dialect: new SqliteDialect({ database: sqliteForKysely(sqlite) }) });
     // Fast path for the common restart: `user_version` records how many migrations ran, so an up-to-date file
     // skips the Migrator's bookkeeping queries (several milliseconds of a warm start). Any other value runs it.
-    const applied = sqlite.pragma("user_version", { simple: true });
+    const applied = pragmaValue(sqlite, "user_version");
     if (applied !== LEYLINE_SCHEMA_VERSION) {
       const { error } = await new Migrator({ db, provider: leylineMigrationProvider }).migrateToLatest();
       if (error !== undefined) throw error;
-      sqlite.pragma(`user_version = ${LEYLINE_SCHEMA_VERSION}`);
+      sqlite.exec(`pragma user_version = ${LEYLINE_SCHEMA_VERSION}`);
     }
     connections.set(db, sqlite);
     return db;
@@ -85,13 +93,6 @@ async function openAndMigrate(file: string): Promise<Kysely<LeylineDatabase>> {
     else sqlite.close();
     throw error;
   }
-}
-
-/** SQLite's own verdict that the file is not a (sound) database; other errors (permissions, disk full) propagate. */
-export function isUnreadableDatabaseError(error: unknown): boolean {
-  if (typeof error !== "object" || error === null || !("code" in error)) return false;
-  const code = (error as { code: unknown }).code;
-  return typeof code === "string" && (code === "SQLITE_NOTADB" || code.startsWith("SQLITE_CORRUPT"));
 }
 
 function moveAside(file: string): string {
