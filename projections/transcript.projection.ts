@@ -88,8 +88,8 @@ function applyRecords(state: TranscriptState, inputs: readonly LogRecord[], defe
 
 export const transcriptProjection: Projection<TranscriptState, LogRecord> = {
   name: "transcript",
-  // 2: the state holds a session tree instead of its own entry index.
-  version: 2,
+  // 2: the state holds a session tree instead of its own entry index. 3: pi 1.x system messages as section diffs.
+  version: 3,
   initial: () => ({ tree: emptySessionTree(), transcript: emptyTranscriptBuild(), malformedRecords: 0 }),
   apply(draft: Draft<TranscriptState>, input: LogRecord): void {
     applyRecords(draft as TranscriptState, [input], false);

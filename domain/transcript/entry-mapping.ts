@@ -20,7 +20,6 @@ import type {
   CompactionTranscriptEntry,
   CustomMessageTranscriptEntry,
   ModelChangeTranscriptEntry,
-  SystemTranscriptEntry,
   ThinkingLevelChangeTranscriptEntry,
   UserMessageTranscriptEntry,
 } from "./transcript-types.ts";
@@ -142,23 +141,6 @@ export function bashEntry(entry: SessionEntry, message: Record<string, unknown>)
  * A message entry with role `system` (pi does not write these; handled per the spec if one appears):
  * text is the string content; content arrays contribute nothing.
  */
-export function systemMessageEntry(entry: SessionEntry, message: Record<string, unknown>): SystemTranscriptEntry {
-  const content = message["content"];
-  const mapped: SystemTranscriptEntry = {
-    ...entryBase(entry),
-    type: "system",
-    label: "System",
-    code: "system message",
-    sections: [],
-    toolsAdded: [],
-    toolsRemoved: [],
-    text: typeof content === "string" ? content : "",
-  };
-  const messageTimestamp = numberField(message, "timestamp");
-  if (messageTimestamp !== undefined) mapped.messageTimestamp = messageTimestamp;
-  return mapped;
-}
-
 export function modelChangeEntry(entry: ModelChangeEntry): ModelChangeTranscriptEntry {
   const provider = typeof entry.provider === "string" ? entry.provider : "";
   const modelId = typeof entry.modelId === "string" ? entry.modelId : "";

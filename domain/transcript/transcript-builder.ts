@@ -19,7 +19,6 @@ import {
   customMessageEntry,
   customMessageEntryOf,
   modelChangeEntry,
-  systemMessageEntry,
   thinkingLevelChangeEntry,
   userMessageEntry,
 } from "./entry-mapping.ts";
@@ -30,6 +29,7 @@ import {
   systemPromptTranscriptEntry,
   type SystemPromptSnapshot,
 } from "./system-prompt.ts";
+import { emptyPiSystemState, piSystemMessageEntry, resetPiSystemState, type PiSystemState } from "./system-message.ts";
 import { completeToolEntry, orphanToolEntry, pendingToolEntry } from "./tool-entry.ts";
 import type { TranscriptEntry } from "./transcript-types.ts";
 
@@ -41,14 +41,16 @@ export interface TranscriptBuildState {
   entries: ChunkedList<TranscriptEntry>;
   /** toolCallId → position in the transcript of the unanswered tool entry for that call (latest call wins). */
   pendingToolIndexByCallId: Record<string, number>;
-  /** The latest valid system-prompt snapshot on the path. */
+  /** The latest valid system-prompt snapshot on the path (Leyline's `leyline-system-prompt` entries). */
   systemPrompt: SystemPromptSnapshot | null;
+  /** The prompt sections and tools pi 1.x's system messages on the path built (system-message.ts). */
+  piSystem: PiSystemState;
   /** Entries of a known type whose shape was unusable (skipped). */
   anomalies: number;
 }
 
 export function emptyTranscriptBuild(): TranscriptBuildState {
-  return { entries: emptyChunkedList(), pendingToolIndexByCallId: {}, systemPrompt: null, anomalies: 0 };
+  return { entries: emptyChunkedList(), pendingToolIndexByCallId: {}, systemPrompt: null, piSystem: emptyPiSystemState(), anomalies: 0 };
 }
 
 function pushEntry(state: TranscriptBuildState, entry: TranscriptEntry): void {
@@ -103,7 +105,7 @@ function appendMessage(state: TranscriptBuildState, entry: SessionEntry, message
       pushEntry(state, customMessageEntry(entry, message, numberField(message, "timestamp") ?? 0));
       return;
     case "system":
-      pushEntry(state, systemMessageEntry(entry, message));
+      pushEntry(state, piSystemMessageEntry(entry, message, state.piSystem));
       return;
     default:
       // branchSummary / compactionSummary exist only in memory (their entries are mapped instead); unknown roles are skipped.
@@ -130,7 +132,10 @@ export function appendToTranscript(state: TranscriptBuildState, entry: SessionEn
       if (entry.type === "thinking_level_change") pushEntry(state, thinkingLevelChangeEntry(entry));
       return;
     case "compaction":
-      if (entry.type === "compaction") pushEntry(state, compactionEntry(entry));
+      if (entry.type !== "compaction") return;
+      // pi 1.x stores the prompt and tools replayed at the boundary: the state later patches apply to.
+      if ("systemMessage" in entry && entry.systemMessage !== undefined) resetPiSystemState(state.piSystem, entry.systemMessage);
+      pushEntry(state, compactionEntry(entry));
       return;
     case "branch_summary":
       if (entry.type === "branch_summary") pushEntry(state, branchSummaryEntry(entry));
