@@ -7,6 +7,7 @@
  * `readOnly.message` (the spec names no status for this; it is a conflict with the session's state, not a
  * failed runtime load).
  */
+import { emptySessionUsage } from "../domain/session-usage.ts";
 import fs from "node:fs";
 import type { RuntimeHandle } from "../adapters/runtime-host/runtime-handle.ts";
 import type { RuntimeHost } from "../adapters/runtime-host/runtime-host.ts";
@@ -84,6 +85,7 @@ export function unsavedDetail(handle: RuntimeHandle): SessionDetail {
       modified: summary.modified ?? now,
       created: summary.timestamp ?? now,
       research: handle.researchState(),
+      usage: emptySessionUsage(),
       ...unsavedSettings(handle),
     },
     entries: [],

@@ -4,6 +4,7 @@
  */
 import type { ResearchState } from "./research/research-types.ts";
 import type { SessionSummary } from "./session-summary.ts";
+import type { SessionUsage } from "./session-usage.ts";
 import type { TranscriptEntry } from "./transcript/transcript-types.ts";
 
 export type SessionDetailSession = Omit<SessionSummary, "research" | "modified"> & {
@@ -23,6 +24,8 @@ export type SessionDetailSession = Omit<SessionSummary, "research" | "modified">
   fileVersion: number;
   /** Set when the session cannot be run here (its cwd is gone); it can still be read. */
   readOnly: SessionReadOnly | null;
+  /** Model usage over the whole file, as pi's session stats count it (session-usage.ts). */
+  usage: SessionUsage;
 };
 
 export interface SessionReadOnly {

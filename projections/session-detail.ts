@@ -92,6 +92,7 @@ export function selectSessionDetail(
     thinkingLevel: settings.thinkingLevel,
     fileVersion: file.version ?? 1,
     readOnly: readOnlyOf(summary.cwd, cwdExists),
+    usage: { ...summaryState.usage },
   };
   // Spec: detail uses the research objective for firstMessage when the branch has no user message.
   if (research !== null && research.objective !== "" && !hasUserMessage(entries)) {

@@ -9,6 +9,7 @@
  * thousands of files. Appending to the leaf applies one event; moving to another branch refolds the
  * research events on the new path (rare, and bounded by the research entries on it).
  */
+import { addEntryUsage, emptySessionUsage, type SessionUsage } from "../domain/session-usage.ts";
 import { current, isDraft, type Draft } from "immer";
 import type { LogRecord, SessionEntry } from "../domain/session-log.ts";
 import {
@@ -46,6 +47,8 @@ export interface SessionSummaryState {
   researchEvents: Record<string, StoredResearchEvent>;
   /** Research state of the active branch. */
   research: ResearchState | null;
+  /** Model usage over the whole file (domain/session-usage.ts); in the detail, not the list. */
+  usage: SessionUsage;
 }
 
 function initial(): SessionSummaryState {
@@ -61,6 +64,7 @@ function initial(): SessionSummaryState {
     researchParents: {},
     researchEvents: {},
     research: null,
+    usage: emptySessionUsage(),
   };
 }
 
@@ -104,6 +108,7 @@ function plainResearch(state: Draft<SessionSummaryState>): ResearchState | null 
 }
 
 function applyEntry(state: Draft<SessionSummaryState>, entry: SessionEntry): void {
+  addEntryUsage(state.usage, entry);
   if (entry.type === "message") {
     state.messageCount += 1;
     if (state.firstUserMessage === null) {
@@ -142,7 +147,8 @@ function applyEntry(state: Draft<SessionSummaryState>, entry: SessionEntry): voi
 export const sessionSummaryProjection: Projection<SessionSummaryState, LogRecord> = {
   name: "session-summary",
   // 2: completedThreadCount counts finished threads (done or error); version-1 checkpoints counted done only.
-  version: 2,
+  // 3: the file's model usage (usage totals).
+  version: 3,
   initial,
   apply(state, record) {
     switch (record.kind) {

@@ -21,6 +21,7 @@ import type {
   CustomMessageTranscriptEntry,
   ModelChangeTranscriptEntry,
   ThinkingLevelChangeTranscriptEntry,
+  UsageTranscriptEntry,
   UserMessageTranscriptEntry,
 } from "./transcript-types.ts";
 
@@ -40,7 +41,7 @@ function zeroUsage(): Usage {
   return { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
 }
 
-function readUsage(value: unknown): Usage {
+export function readUsage(value: unknown): Usage {
   if (!isRecord(value)) return zeroUsage();
   const cost = isRecord(value["cost"]) ? value["cost"] : {};
   return {
@@ -174,5 +175,28 @@ export function branchSummaryEntry(entry: BranchSummaryEntry): BranchSummaryTran
     fromId: typeof entry.fromId === "string" ? entry.fromId : "",
     fromHook: entry.fromHook === true,
     copyText: summary,
+  };
+}
+
+/** A pi 1.x `usage` entry (model work outside the conversation); null when it has no kind or usage. */
+export function usageEntry(entry: SessionEntry): UsageTranscriptEntry | null {
+  const record = entry as unknown as Record<string, unknown>;
+  const kind = stringField(record, "kind");
+  if (kind === undefined || !isRecord(record["usage"])) return null;
+  const usage = readUsage(record["usage"]);
+  const provider = stringField(record, "provider") ?? "";
+  const model = stringField(record, "model") ?? "";
+  const note = stringField(record, "note");
+  const tokens = usage.input + usage.output + usage.cacheRead + usage.cacheWrite;
+  const parts = [kind, provider !== "" || model !== "" ? `${provider}/${model}` : "", `${tokens} tokens`, usage.cost.total > 0 ? `$${usage.cost.total.toFixed(4)}` : ""];
+  return {
+    ...entryBase(entry),
+    type: "usage",
+    kind,
+    provider,
+    model,
+    usage,
+    ...(note !== undefined ? { note } : {}),
+    copyText: parts.filter((part) => part !== "").join(" · "),
   };
 }

@@ -20,6 +20,7 @@ import {
   customMessageEntryOf,
   modelChangeEntry,
   thinkingLevelChangeEntry,
+  usageEntry,
   userMessageEntry,
 } from "./entry-mapping.ts";
 import { isRecord, numberField, stringField, toolCallBlocks } from "./message-content.ts";
@@ -29,6 +30,7 @@ import {
   systemPromptTranscriptEntry,
   type SystemPromptSnapshot,
 } from "./system-prompt.ts";
+import { applyContextEdit, readContextEdit } from "./context-edit.ts";
 import { emptyPiSystemState, piSystemMessageEntry, resetPiSystemState, type PiSystemState } from "./system-message.ts";
 import { completeToolEntry, orphanToolEntry, pendingToolEntry } from "./tool-entry.ts";
 import type { TranscriptEntry } from "./transcript-types.ts";
@@ -149,6 +151,17 @@ export function appendToTranscript(state: TranscriptBuildState, entry: SessionEn
       const system = systemPromptTranscriptEntry(entry, state.systemPrompt);
       state.systemPrompt = entry.data ?? null;
       if (system) pushEntry(state, system);
+      return;
+    }
+    case "usage": {
+      const mapped = usageEntry(entry);
+      if (mapped === null) state.anomalies++;
+      else pushEntry(state, mapped);
+      return;
+    }
+    case "context_edit": {
+      const edit = readContextEdit(entry as unknown as Record<string, unknown>);
+      if (edit === null || !applyContextEdit(state.entries.length, (position) => transcriptEntryAt(state, position), edit)) state.anomalies++;
       return;
     }
     default:

@@ -20,6 +20,20 @@ export interface TranscriptEntryBase {
   timestamp: string;
   rolloutFeedback: RolloutFeedback;
   rolloutFeedbackText: string;
+  /** Set when a later pi 1.x `context_edit` entry changed what the model sees of this entry (context-edit.ts). */
+  contextEdit?: ContextEditMark;
+}
+
+/**
+ * How a `context_edit` changed an entry for the model. The entry shows what the model sees (an omitted message
+ * has no text and no blocks, a replaced one the replacement); `original` keeps what the file first said.
+ */
+export interface ContextEditMark {
+  /** The latest context_edit entry that applies. */
+  editId: string;
+  kind: "omitted" | "replaced";
+  /** Message entries: the text and blocks before the edit; tool entries: the result text (blocks empty). */
+  original: { text: string; blocks: TranscriptBlock[] };
 }
 
 export interface TextBlock {
@@ -225,7 +239,24 @@ export interface SystemTranscriptEntry {
   rolloutFeedbackText: string;
 }
 
+/**
+ * Model work outside the conversation, from a pi 1.x `usage` entry (e.g. `cache_warm`: a request that only warms
+ * the provider's prompt cache). Counted in the session's usage; not a message.
+ */
+export interface UsageTranscriptEntry extends TranscriptEntryBase {
+  type: "usage";
+  /** pi's kind, e.g. "cache_warm". */
+  kind: string;
+  provider: string;
+  model: string;
+  usage: Usage;
+  note?: string;
+  /** One line: "cache_warm · anthropic/claude-x · 1,234 tokens · $0.0012". */
+  copyText: string;
+}
+
 export type TranscriptEntry =
+  | UsageTranscriptEntry
   | MessageTranscriptEntry
   | ToolTranscriptEntry
   | BashTranscriptEntry

@@ -82,6 +82,9 @@ export type EntryKind =
   | "custom_message"
   | "label"
   | "session_info"
+  | "systemMessage"
+  | "usage"
+  | "context_edit"
   | "unknown";
 
 const usageArb = fc.record({
@@ -151,6 +154,33 @@ export function entryBodyArb(kind: EntryKind): fc.Arbitrary<JsonObject> {
       return fc.oneof({ weight: 4, arbitrary: textArb.filter((t) => t !== "") }, { weight: 1, arbitrary: fc.constantFrom("", undefined) }).map((label) => (label === undefined ? { type: "label" } : { type: "label", label }));
     case "session_info":
       return fc.oneof(textArb, fc.constant("")).map((name) => ({ type: "session_info", name }));
+    case "systemMessage": {
+      // pi 1.x: the prompt sections and tools it sent, or a patch (null removes a section)
+      const name = fc.constantFrom("preamble", "tools", "cwd", "leyline_research_protocol");
+      const tool = fc.record({ name: fc.constantFrom("read", "bash", "edit"), description: textArb });
+      return fc
+        .record({
+          sections: fc.dictionary(name, fc.option(textArb, { nil: null })),
+          toolsAdded: fc.array(tool, { maxLength: 3 }),
+          toolsRemoved: fc.array(fc.record({ name: fc.constantFrom("read", "bash", "edit") }), { maxLength: 2 }),
+          at: fc.nat(),
+        })
+        .map(({ sections, toolsAdded, toolsRemoved, at }) => ({
+          type: "message",
+          message: { role: "system", content: "", sections, toolsAdded, toolsRemoved, timestamp: 1_700_000_000_000 + at },
+        }));
+    }
+    case "usage":
+      return usageArb.map((usage) => ({
+        type: "usage",
+        kind: "cache_warm",
+        provider: "anthropic",
+        model: "claude-sonnet-4-5",
+        usage: { ...usage, totalTokens: usage.input + usage.output, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0.001 } },
+      }));
+    case "context_edit":
+      // targetId is filled in by the file arbitraries (an earlier entry)
+      return fc.option(textArb, { nil: null }).map((text) => ({ type: "context_edit", replacement: text === null ? null : { content: text } }));
     case "unknown":
       return fc.record({ type: fc.constantFrom("x_future_entry", "bookmark_v9", "telemetry"), payload: jsonDataArb });
   }
@@ -159,6 +189,7 @@ export function entryBodyArb(kind: EntryKind): fc.Arbitrary<JsonObject> {
 const v3Kinds: readonly EntryKind[] = [
   "user", "user", "assistant", "assistant", "assistant", "toolResult", "toolResult", "customRole",
   "thinking_level_change", "model_change", "compaction", "branch_summary", "custom", "custom_message", "label", "session_info", "unknown",
+  "systemMessage", "usage", "context_edit",
 ];
 const v1Kinds: readonly EntryKind[] = ["user", "assistant", "assistant", "toolResult", "thinking_level_change", "model_change", "compaction"];
 
@@ -291,7 +322,7 @@ function treeEntries(plans: EntryPlan[], ids: number[], version: 2 | 3): JsonObj
     const id = entryIds[i] as string;
     const entry: JsonObject = { ...plan.body, id, parentId, timestamp: timestampAt(i + 1) };
     const earlier = entryIds.slice(0, i);
-    if (entry["type"] === "label") entry["targetId"] = earlier.length === 0 ? id : earlier[plan.ref % earlier.length];
+    if (entry["type"] === "label" || entry["type"] === "context_edit") entry["targetId"] = earlier.length === 0 ? id : earlier[plan.ref % earlier.length];
     if (entry["type"] === "branch_summary") entry["fromId"] = earlier.length === 0 ? "root" : earlier[plan.ref % earlier.length];
     if (entry["type"] === "compaction") {
       // first kept entry: an ancestor on this entry's own path (or itself when it has none)

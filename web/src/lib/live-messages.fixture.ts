@@ -28,6 +28,7 @@ export function detailSession(id: string, extra: Partial<SessionDetailSession> =
     research: null,
     model: null,
     thinkingLevel: null,
+    usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: 0 },
     fileVersion: 3,
     readOnly: null,
     ...extra,

@@ -1,3 +1,4 @@
+import { emptySessionUsage } from "../../../domain/session-usage.ts";
 import { defineStore } from "pinia";
 import { computed, ref, shallowRef, watch } from "vue";
 import type { SessionDeltaData, SessionLoadingData, SessionSnapshotData, SessionUnavailableData } from "../../../domain/live/live-messages.ts";
@@ -53,6 +54,7 @@ export function unsavedDetail(id: string, snapshot: ActiveSnapshot | null): Sess
       // pi writes only version 3; a runtime's file needs no upgrade.
       fileVersion: 3,
       readOnly: null,
+      usage: emptySessionUsage(),
     },
     entries: [],
   };

@@ -3,6 +3,7 @@
  * Ultrafast eligibility, the context meter and confirmation countdowns. No Vue, no DOM, no clock (times are
  * passed in).
  */
+import { compactNumber } from "../../lib/compact-number.ts";
 import {
   PROMPT_IMAGE_MIME_TYPES,
   type Active,
@@ -79,12 +80,6 @@ export interface ContextMeterView {
   percent: number | null;
   level: MeterLevel;
   label: string;
-}
-
-function compactNumber(value: number): string {
-  if (value >= 1_000_000) return `${(value / 1_000_000).toFixed(value >= 10_000_000 ? 0 : 1)}M`;
-  if (value >= 1_000) return `${(value / 1_000).toFixed(value >= 10_000 ? 0 : 1)}k`;
-  return String(value);
 }
 
 export function contextMeterView(usage: ContextUsage | undefined): ContextMeterView {
