@@ -118,9 +118,11 @@ describe("opening a session writes nothing unasked (forked workers)", () => {
     const lines = jsonlLines(file);
     expect(fs.readFileSync(file).subarray(0, before.bytes.length).equals(before.bytes)).toBe(true);
     const added = lines.slice(4);
-    expect(added.map((line) => line["type"])).toEqual(["thinking_level_change", "message", "message"]);
+    // pi 1.x stores its system prompt before the first prompt it sends for a session written by pi 0.x.
+    expect(added.map((line) => line["type"])).toEqual(["thinking_level_change", "message", "message", "message"]);
+    expect(added.map((line) => (line["message"] as { role?: string } | undefined)?.role)).toEqual([undefined, "system", "user", "assistant"]);
     expect(added[0]).toMatchObject({ parentId: "c0000003", thinkingLevel: active.state.thinkingLevel });
-    expect(added[1]).toMatchObject({ parentId: added[0]?.["id"], message: { role: "user" } });
+    expect(added[1]).toMatchObject({ parentId: added[0]?.["id"], message: { role: "system" } });
   });
 
   it("upgrades pi's v1 fixture when acted on: trash copy, the shown ids, fork from a shown id, the notices", SLOW, async () => {

@@ -5,7 +5,7 @@
  * still going; the export of an unsaved research session works.
  */
 import type { ExtensionFactory } from "@earendil-works/pi-coding-agent";
-import { Type } from "@earendil-works/pi-ai";
+import { Type } from "typebox";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { FauxTurn } from "../adapters/runtime/faux-script.ts";
 import { InProcessWorkerClient } from "../adapters/runtime/in-process-worker-client.ts";

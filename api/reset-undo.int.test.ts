@@ -157,7 +157,7 @@ describe("reset-to-entry: preview, trash copy, undo", () => {
     expect(path.basename(kept)).toMatch(/\.undo-/);
     expect(fs.readFileSync(kept).equals(cutBytes)).toBe(true);
     const detail = undo.body["detail"] as { session: { id: string; messageCount: number } };
-    expect(detail.session).toMatchObject({ id, messageCount: 6 });
+    expect(detail.session).toMatchObject({ id, messageCount: 7 }); // six conversation messages and pi 1.x's system message
 
     // the undo can be undone in turn (its copy is a restorable one), and the session reopens on demand
     expect((await call(app, "POST", url, { trashPath: kept })).status).toBe(200);

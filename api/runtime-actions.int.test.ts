@@ -327,7 +327,7 @@ describe("runtime API (in-process workers)", () => {
     const reset = await call(app, "POST", "/api/pi/reset-to-entry", { entryId });
     expect(reset.status, JSON.stringify(reset.body)).toBe(200);
     expect(messageTexts(file)).toEqual(["user:first question", "assistant:first answer"]);
-    expect((reset.body["detail"] as { session: { messageCount: number } }).session.messageCount).toBe(2);
+    expect((reset.body["detail"] as { session: { messageCount: number } }).session.messageCount).toBe(3); // with pi 1.x's system message
     const trashDir = path.join(dirs.agentDir, "leyline-trash");
     const copies = fs.readdirSync(trashDir).filter((name) => name.startsWith(path.basename(file, ".jsonl")) && name.includes(".reset-"));
     expect(copies).toHaveLength(1);
@@ -367,7 +367,7 @@ describe("runtime API (in-process workers)", () => {
     const second = await makeApp({ turns });
     const listed = await call(second, "GET", "/api/pi/sessions");
     const row = (listed.body["sessions"] as Array<{ id: string; messageCount: number; firstMessage: string }>).find((s) => s.id === id);
-    expect(row).toMatchObject({ id, messageCount: 2, firstMessage: "remember me" });
+    expect(row).toMatchObject({ id, messageCount: 3, firstMessage: "remember me" }); // with pi 1.x's system message
     expect(second.leyline.host.get(id)).toBeUndefined();
     // a scoped action opens the runtime again
     const prompted = await call(second, "POST", `/api/pi/sessions/${id}/prompt`, { text: "again" });

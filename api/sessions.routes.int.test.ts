@@ -65,7 +65,7 @@ describe("sessions from real pi files (pi SessionManager + faux provider)", () =
       isSubagentSession: false,
       research: null,
       firstMessage: "Say hello, please.",
-      messageCount: 4,
+      messageCount: 5, // four conversation messages and pi 1.x's stored system message
     });
 
     const byId = await app.inject({ method: "GET", url: `/api/pi/sessions/${sessionId}` });
@@ -75,7 +75,7 @@ describe("sessions from real pi files (pi SessionManager + faux provider)", () =
       id: sessionId,
       path: sessionFile,
       sessionFile,
-      messageCount: 4,
+      messageCount: 5, // four conversation messages and pi 1.x's stored system message
       research: null,
       firstMessage: "Say hello, please.",
     });

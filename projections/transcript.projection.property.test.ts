@@ -15,6 +15,13 @@ import { v3SessionFileArb } from "../test/arbitraries/session-log.arbitrary.ts";
 import { fold, rebuild } from "./projection.ts";
 import { selectTranscript, transcriptProjection } from "./transcript.projection.ts";
 
+/**
+ * The state as the fold's draft. Plain objects are what immer hands the fold; pi 1.x types tool-call arguments
+ * as readonly JSON, which immer's Draft type rejects although the fold never writes into them.
+ */
+type TranscriptDraft = Parameters<typeof transcriptProjection.apply>[0];
+const asDraft = (state: ReturnType<typeof transcriptProjection.initial>): TranscriptDraft => state as unknown as TranscriptDraft;
+
 type Json = Record<string, unknown>;
 const CALL_IDS = ["t1", "t2", "t3"] as const;
 const SECTIONS = ["Intro text.", "# Tools\nuse read", "# Tools\nuse grep", "## Rules\nbe brief", "### Notes\nnone"] as const;
@@ -105,11 +112,11 @@ describe("transcript projection laws", () => {
     fc.assert(
       fc.property(anyLog, fc.array(fc.nat(), { maxLength: 5 }), (records, cuts) => {
         const oneByOne = transcriptProjection.initial();
-        for (const record of clone(records)) transcriptProjection.apply(oneByOne, record);
+        for (const record of clone(records)) transcriptProjection.apply(asDraft(oneByOne), record);
         const batched = transcriptProjection.initial();
         const bounds = [0, ...cuts.map((c) => c % (records.length + 1)).sort((a, b) => a - b), records.length];
         const copy = clone(records);
-        for (let i = 1; i < bounds.length; i++) transcriptProjection.applyBatch?.(batched, copy.slice(bounds[i - 1], bounds[i]));
+        for (let i = 1; i < bounds.length; i++) transcriptProjection.applyBatch?.(asDraft(batched), copy.slice(bounds[i - 1], bounds[i]));
         expect(batched).toEqual(oneByOne);
       }),
       { numRuns: 150 },
@@ -123,8 +130,8 @@ describe("transcript projection laws", () => {
         const deferred = transcriptProjection.initial();
         const bounds = [0, ...cuts.map((c) => c % (records.length + 1)).sort((a, b) => a - b), records.length];
         const copy = clone(records);
-        for (let i = 1; i < bounds.length; i++) transcriptProjection.applyBatch?.(deferred, copy.slice(bounds[i - 1], bounds[i]), { defer: true });
-        for (const _step of transcriptProjection.completeSteps?.(deferred) ?? []) {
+        for (let i = 1; i < bounds.length; i++) transcriptProjection.applyBatch?.(asDraft(deferred), copy.slice(bounds[i - 1], bounds[i]), { defer: true });
+        for (const _step of transcriptProjection.completeSteps?.(asDraft(deferred)) ?? []) {
           // each step leaves the state incomplete until the last one
         }
         expect(deferred).toEqual(plain);

@@ -159,9 +159,9 @@ describe("decoder vs pi", () => {
       const text = `${first}\n${JSON.stringify({ type: "session", version: 3, id: "s", timestamp: "t", cwd: "/" })}\n`;
       const file = path.join(tmp, `bad-${fileCounter++}.jsonl`);
       fs.writeFileSync(file, text);
-      // pi's SessionManager.open treats it as empty and starts a fresh session (rewriting the copy)
-      const sm = SessionManager.open(file, path.join(tmp, "sessions"));
-      expect(sm.getEntries()).toEqual([]);
+      // pi 1.x refuses to open it (pi 0.x treated it as empty and started a fresh session over it)
+      expect(() => SessionManager.open(file, path.join(tmp, "sessions"))).toThrow(/not a valid pi session/);
+      expect(fs.readFileSync(file, "utf8")).toBe(text);
       expect(decoderStats(decodeSessionText(text).state).isSession).toBe(false);
     }
   });

@@ -62,7 +62,7 @@ function messageLine(file: string, role: string, text: string): Line {
 function branchTexts(file: string): string[] {
   const branch = new Set(activeBranchIds(fs.readFileSync(file)));
   const ids = jsonlLines(file)
-    .filter((line) => line["type"] === "message")
+    .filter((line) => line["type"] === "message" && (line["message"] as { role: string }).role !== "system")
     .map((line) => String(line["id"]));
   const texts = messageTexts(file);
   return texts.filter((_text, index) => branch.has(ids[index] ?? ""));

@@ -101,11 +101,15 @@ export function jsonlLines(file: string): Array<Record<string, unknown>> {
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
-/** "role:text" of every message entry of a session file. */
+/**
+ * "role:text" of every conversation message of a session file: user, assistant and tool results. System
+ * messages (pi 1.x stores the prompt and tools it sent, then patches) are left out.
+ */
 export function messageTexts(file: string): string[] {
   return jsonlLines(file)
     .filter((line) => line["type"] === "message")
     .map((line) => line["message"] as { role: string; content: unknown })
+    .filter((message) => message.role !== "system")
     .map((message) => {
       const content = message.content;
       const text =

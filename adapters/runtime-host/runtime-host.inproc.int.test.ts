@@ -94,7 +94,7 @@ describe("RuntimeHost (in-process workers)", () => {
     expect(update?.data(false)).toBeNull();
     expect(handle.active().state.model).toMatchObject({ provider: "faux", id: "faux-1", supportsImages: true });
     expect(messageTexts(handle.sessionFile ?? "")).toEqual(["user:say hello", "assistant:Hello from the faux model."]);
-    expect(handle.summary()).toMatchObject({ id: handle.sessionId, firstMessage: "say hello", messageCount: 2 });
+    expect(handle.summary()).toMatchObject({ id: handle.sessionId, firstMessage: "say hello", messageCount: 3 });
   });
 
   it("folds what a runtime streams: liveStream() holds the reply so far; compact sockets get no deltas; a new worker starts empty", async () => {

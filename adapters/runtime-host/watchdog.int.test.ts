@@ -5,7 +5,7 @@
  * events (tool updates) restart it. The stalling tools are test extension tools driven by a `Channel`.
  */
 import * as fs from "node:fs";
-import { Type } from "@earendil-works/pi-ai";
+import { Type } from "typebox";
 import type { ExtensionFactory } from "@earendil-works/pi-coding-agent";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { FauxScript, type FauxTurn } from "../runtime/faux-script.ts";

@@ -5,7 +5,7 @@
  */
 import type { ExtensionFactory } from "@earendil-works/pi-coding-agent";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Type } from "@earendil-works/pi-ai";
+import { Type } from "typebox";
 import { researchEventEntryData } from "../../domain/research/research-event.ts";
 import { RESEARCH_CUSTOM_TYPE, type ResearchState } from "../../domain/research/research-types.ts";
 import { FauxScript } from "./faux-script.ts";

@@ -63,7 +63,7 @@ describe("makeSessionFileDurable", () => {
     expect(fs.readFileSync(file, "utf8")).toBe(serialised(manager));
   });
 
-  it("a resumed file without an assistant message gets each new entry once (pi would write header and entries again)", () => {
+  it("a resumed file without an assistant message gets each new entry once (pi 0.x wrote header and entries again)", () => {
     const first = SessionManager.create("/work/project", dir);
     makeSessionFileDurable(first);
     first.appendMessage(user("held prompt"));
@@ -78,13 +78,13 @@ describe("makeSessionFileDurable", () => {
     expect(text).toBe(serialised(resumed));
     expect(text.split("\n").filter((line) => line.includes('"type":"session"'))).toHaveLength(1);
 
-    // pi's own rule on the same situation, for contrast: the header lands in the file twice.
+    // pi 1.x's own rule on the same situation agrees (pi 0.x wrote the header into the file a second time).
     const plainFile = path.join(dir, "plain.jsonl");
     fs.writeFileSync(plainFile, fs.readFileSync(file, "utf8").split("\n").slice(0, 2).join("\n") + "\n");
     const plain = SessionManager.open(plainFile, dir);
     plain.appendMessage(user("again"));
     plain.appendMessage(assistant("answer"));
-    expect(fs.readFileSync(plainFile, "utf8").split("\n").filter((line) => line.includes('"type":"session"'))).toHaveLength(2);
+    expect(fs.readFileSync(plainFile, "utf8").split("\n").filter((line) => line.includes('"type":"session"'))).toHaveLength(1);
   });
 
   it("does not recreate a file removed after it was written (an entry is appended, as pi does)", () => {

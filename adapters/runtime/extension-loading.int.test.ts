@@ -1,9 +1,9 @@
 /**
  * pi extensions load in a real worker process as pi loads them: a project extension from
  * `<cwd>/.pi/extensions/*.ts`, a user extension from `<agentDir>/extensions/<name>/index.ts`, plus extra paths
- * given with `options.extensionPaths` (how Leyline passes its bundled extensions/ folder). pi 0.74.2 loads
- * project extensions without asking for confirmation and without a setting. Each extension registers a
- * command and a tool, and appends a custom entry on `session_start`.
+ * given with `options.extensionPaths` (how Leyline passes its bundled extensions/ folder). pi loads project
+ * extensions in SDK hosts without asking (the project counts as trusted). Each extension registers a command
+ * and a tool, and appends a custom entry on `session_start`; one written for pi 1.x uses its new API.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -136,5 +136,40 @@ describe("pi extension discovery in a worker", () => {
     expect(names).toContain("user-hello-cmd");
     expect(names).not.toContain("project-hello-cmd");
     expect(opened.diagnostics.map((diagnostic) => diagnostic.message).join("\n")).toContain("broken on purpose");
+  });
+
+  it("loads a project extension written for pi 1.x: prompt sections and agent_settled", async () => {
+    const cwd = path.join(dirs.root, "pi1-project");
+    fs.mkdirSync(path.join(cwd, ".pi", "extensions"), { recursive: true });
+    fs.writeFileSync(
+      path.join(cwd, ".pi", "extensions", "pi1.ts"),
+      `
+export default function (pi) {
+  pi.on("before_agent_start", (event) => {
+    if (event.messageType !== "user") return;
+    event.systemPromptOptions.sections["pi1_rules"] = "Answer in one line.";
+  });
+  pi.on("agent_settled", (event) => {
+    pi.appendEntry("pi1-settled", { aborted: event.aborted });
+  });
+}
+`,
+    );
+    const client = spawnWorker(new FauxScript([{ match: "one line", text: "One line." }]));
+    const rec = record(client);
+    const opened = await client.request("open", { new: { cwd }, options: { agentDir: dirs.agentDir, faux: {}, heartbeatMs: 0 } });
+    expect(opened.diagnostics).toEqual([]);
+    await client.request("prompt", { text: "one line, please", awaitCompletion: true });
+    await rec.waitFor(isEvent("agent_settled"));
+    const file = (await client.request("snapshot", {})).sessionFile ?? "";
+    let lines = readCompleteJsonl(file);
+    for (let wait = 0; wait < 50 && !lines.some((line) => line["customType"] === "pi1-settled"); wait++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      lines = readCompleteJsonl(file);
+    }
+    // the section is in the system prompt pi stored, and the settled handler ran after the turn
+    const system = lines.find((line) => line["type"] === "message" && (line["message"] as { role: string }).role === "system");
+    expect((system?.["message"] as { sections?: Record<string, string> }).sections?.["pi1_rules"]).toContain("Answer in one line.");
+    expect(lines.filter((line) => line["customType"] === "pi1-settled").map((line) => line["data"])).toEqual([{ aborted: false }]);
   });
 });

@@ -146,9 +146,10 @@ async function promptAndCheck(client: ForkedWorkerClient, prompt: string): Promi
   const snapshot = await client.request("snapshot", {});
   const lines = readCompleteJsonl(snapshot.sessionFile ?? "");
   const messages = lines.filter((line) => line["type"] === "message").map((line) => line["message"] as Record<string, unknown>);
-  expect(messages.map((message) => message["role"])).toEqual(["user", "assistant"]);
-  expect(JSON.stringify(messages[0]?.["content"])).toContain(prompt);
-  expect(messages[1]).toMatchObject({ provider: "local", model: "local-coder", content: [{ type: "text", text: REPLY_CHUNKS.join("") }] });
+  // pi 1.x stores the system prompt and tools it sends, before the first user message of a session.
+  expect(messages.map((message) => message["role"])).toEqual(["system", "user", "assistant"]);
+  expect(JSON.stringify(messages[1]?.["content"])).toContain(prompt);
+  expect(messages[2]).toMatchObject({ provider: "local", model: "local-coder", content: [{ type: "text", text: REPLY_CHUNKS.join("") }] });
 
   const seen = requestsContaining(prompt);
   expect(seen).toHaveLength(1);

@@ -5,7 +5,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as pi from "@earendil-works/pi-coding-agent";
-import type { Api, Model } from "@earendil-works/pi-ai";
+import { InMemoryCredentialStore, InMemoryModelsStore, type Api, type Model } from "@earendil-works/pi-ai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FauxScript } from "./faux-script.ts";
 import { InProcessWorkerClient } from "./in-process-worker-client.ts";
@@ -21,10 +21,12 @@ function builtIn(registry: pi.ModelRegistry, provider: string): Model<Api> {
 }
 
 describe("modelAuthKind", () => {
-  it("reads OAuth, API-key and missing credentials from pi's registry", () => {
-    const registry = pi.ModelRegistry.inMemory(
-      pi.AuthStorage.inMemory({ openai: oauthCredential, anthropic: { type: "api_key", key: "sk-test" } }),
-    );
+  it("reads OAuth, API-key and missing credentials from pi's registry", async () => {
+    const credentials = new InMemoryCredentialStore();
+    await credentials.modify("openai", async () => oauthCredential);
+    await credentials.modify("anthropic", async () => ({ type: "api_key", key: "sk-test" }));
+    const runtime = await pi.ModelRuntime.create({ credentials, modelsPath: null, modelsStore: new InMemoryModelsStore() });
+    const registry = new pi.ModelRegistry(runtime);
     expect(modelAuthKind(registry, builtIn(registry, "openai"))).toBe("oauth");
     expect(modelAuthKind(registry, builtIn(registry, "anthropic"))).toBe("apiKey");
     expect(modelAuthKind(registry, { ...builtIn(registry, "anthropic"), provider: "leyline-no-credentials" })).toBe("unknown");

@@ -60,6 +60,8 @@ export function buildRuntimeSnapshot(
 ): RuntimeSnapshotWithResearch {
   const session = runtime.session;
   const usage = session.getContextUsage();
+  // pi's synchronous facade over the session's ModelRuntime (what extensions see as ctx.modelRegistry).
+  const registry = session.extensionRunner.getModelRegistry();
   return {
     revision: extra.revision,
     sessionId: session.sessionId,
@@ -67,8 +69,8 @@ export function buildRuntimeSnapshot(
     cwd: runtime.cwd,
     sessionName: session.sessionName ?? null,
     kind: extra.kind,
-    model: session.model ? modelInfo(ai, session.model, session.modelRegistry) : null,
-    availableModels: session.modelRegistry.getAvailable().map((model) => modelInfo(ai, model, session.modelRegistry)),
+    model: session.model ? modelInfo(ai, session.model, registry) : null,
+    availableModels: registry.getAvailable().map((model) => modelInfo(ai, model, registry)),
     thinkingLevel: session.thinkingLevel,
     availableThinkingLevels: [...session.getAvailableThinkingLevels()],
     isStreaming: session.isStreaming,

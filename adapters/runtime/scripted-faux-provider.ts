@@ -1,18 +1,15 @@
 /**
- * The worker side of `LEYLINE_FAUX_RESPONSES`: registers pi-ai's faux provider as provider `faux` (models
- * `faux-1`, reasoning + images, the default; and `faux-2`, no reasoning) in a ModelRegistry, with a response
- * FACTORY that asks the control plane for the next scripted turn (`askTurn`). One script serves every runtime;
- * a request without a scripted turn gets an assistant error "No scripted reply".
+ * The worker side of `LEYLINE_FAUX_RESPONSES`: pi-ai's faux provider as provider `faux` (models `faux-1`,
+ * reasoning + images, the default; and `faux-2`, no reasoning), registered as a native provider in a runtime's
+ * ModelRuntime, with a response FACTORY that asks the control plane for the next scripted turn (`askTurn`). One
+ * script serves every runtime; a request without a scripted turn gets an assistant error "No scripted reply".
  *
- * The api registration is process-global (pi-ai's api registry), so in-process workers share one faux
- * provider; its factory asks whichever live worker registered last (all reach the same script).
- *
- * pi's `AgentSession.reload()` resets pi-ai's api registry without refreshing the ModelRegistry, so the faux
- * models stay listed but lose their stream ("No API provider registered"): the worker calls
- * `reapplyScriptedFaux` after every reload.
+ * One faux provider per process, so in-process workers share it; its factory asks whichever live worker
+ * registered last (all reach the same script). `reapplyScriptedFaux` registers it again in a runtime that lost
+ * it (a reload that rebuilt the runtime's providers).
  */
-import type { AssistantMessage, Context, FauxProviderRegistration, Model } from "@earendil-works/pi-ai";
-import type { ModelRegistry } from "@earendil-works/pi-coding-agent";
+import type { AssistantMessage, FauxProviderHandle, Message, Model } from "@earendil-works/pi-ai";
+import type { ModelRuntime } from "@earendil-works/pi-coding-agent";
 import type { FauxTurn } from "./faux-script.ts";
 
 export const FAUX_PROVIDER = "faux";
@@ -29,16 +26,16 @@ const FAUX_MODELS = [
 ];
 
 interface SharedFaux {
-  registration: FauxProviderRegistration;
+  handle: FauxProviderHandle;
   askers: AskTurn[];
   calls: number;
 }
 let shared: SharedFaux | null = null;
-/** The provider config each registry got, to register it again after a reload. */
-const registeredConfigs = new WeakMap<ModelRegistry, Parameters<ModelRegistry["registerProvider"]>[1]>();
+/** The runtimes the faux provider is registered in, to register it again after a reload. */
+const registeredRuntimes = new WeakSet<ModelRuntime>();
 
 /** The text of the latest user message in a provider request ("" when there is none). */
-export function latestUserText(context: Context): string {
+export function latestUserText(context: { readonly messages: readonly Message[] }): string {
   for (let index = context.messages.length - 1; index >= 0; index--) {
     const message = context.messages[index];
     if (message?.role !== "user") continue;
@@ -54,31 +51,38 @@ function turnToMessage(ai: PiAi, turn: FauxTurn | null, callNumber: number): Ass
   if (turn.thinking !== undefined) blocks.push(ai.fauxThinking(turn.thinking));
   if (turn.text !== undefined) blocks.push(ai.fauxText(turn.text));
   const calls = turn.toolCalls ?? [];
-  calls.forEach((call, index) => blocks.push(ai.fauxToolCall(call.name, call.arguments, { id: `faux_${callNumber}_${index}` })));
+  calls.forEach((call, index) =>
+    blocks.push(ai.fauxToolCall(call.name, call.arguments as Parameters<PiAi["fauxToolCall"]>[1], { id: `faux_${callNumber}_${index}` })),
+  );
   return ai.fauxAssistantMessage(blocks, { stopReason: calls.length > 0 ? "toolUse" : "stop" });
 }
 
 /**
- * Registers the scripted faux provider in `modelRegistry` (and pi-ai's api registry). Returns a release
- * function; the shared registration is removed when its last worker releases it.
+ * Registers the scripted faux provider in `modelRuntime` as a native provider. Returns the default model and a
+ * release function; the shared provider is dropped when its last worker releases it.
  */
-export function registerScriptedFaux(
+export async function registerScriptedFaux(
   ai: PiAi,
-  modelRegistry: ModelRegistry,
+  modelRuntime: ModelRuntime,
   askTurn: AskTurn,
   options: { tokensPerSecond?: number; tokenSize?: number } = {},
-): { model: Model<string>; release: () => void } {
+): Promise<{ model: Model<string>; release: () => void }> {
   if (!shared) {
     const tokenSize = options.tokenSize ?? 3;
-    const registration = ai.registerFauxProvider({
+    const handle = ai.fauxProvider({
       api: FAUX_API,
       provider: FAUX_PROVIDER,
-      models: FAUX_MODELS.map((model) => ({ ...model, contextWindow: 128_000, maxTokens: 16_384 })),
+      models: FAUX_MODELS.map((model) => ({
+        ...model,
+        cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+        contextWindow: 128_000,
+        maxTokens: 16_384,
+      })),
       tokenSize: { min: tokenSize, max: tokenSize },
       ...(options.tokensPerSecond !== undefined ? { tokensPerSecond: options.tokensPerSecond } : {}),
     });
-    const state: SharedFaux = { registration, askers: [], calls: 0 };
-    const step = async (context: Context): Promise<AssistantMessage> => {
+    const state: SharedFaux = { handle, askers: [], calls: 0 };
+    const step = async (context: { readonly messages: readonly Message[] }): Promise<AssistantMessage> => {
       topUp();
       const callNumber = ++state.calls;
       const text = latestUserText(context);
@@ -95,31 +99,15 @@ export function registerScriptedFaux(
     };
     // The faux provider consumes one queued step per request; keep the queue stocked with the factory.
     const topUp = (): void => {
-      if (registration.getPendingResponseCount() < 16) registration.appendResponses(Array.from({ length: 64 }, () => step));
+      if (handle.getPendingResponseCount() < 16) handle.appendResponses(Array.from({ length: 64 }, () => step));
     };
     topUp();
     shared = state;
   }
   const current = shared;
   current.askers.push(askTurn);
-  const provider = ai.getApiProvider(FAUX_API);
-  if (!provider) throw new Error("faux api provider is not registered");
-  // Through the ModelRegistry so that `refresh()` (which resets pi-ai's api registry) re-applies it.
-  const config: Parameters<ModelRegistry["registerProvider"]>[1] = {
-    api: FAUX_API,
-    baseUrl: "http://localhost:0",
-    apiKey: "leyline-faux",
-    streamSimple: provider.streamSimple,
-    models: FAUX_MODELS.map((model) => ({
-      ...model,
-      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
-      contextWindow: 128_000,
-      maxTokens: 16_384,
-    })),
-  };
-  modelRegistry.registerProvider(FAUX_PROVIDER, config);
-  registeredConfigs.set(modelRegistry, config);
-  const model = modelRegistry.find(FAUX_PROVIDER, FAUX_DEFAULT_MODEL_ID);
+  await registerIn(modelRuntime, current.handle);
+  const model = modelRuntime.getModel(FAUX_PROVIDER, FAUX_DEFAULT_MODEL_ID);
   if (!model) throw new Error("faux model was not registered");
   let released = false;
   const release = (): void => {
@@ -127,22 +115,26 @@ export function registerScriptedFaux(
     released = true;
     const index = current.askers.indexOf(askTurn);
     if (index !== -1) current.askers.splice(index, 1);
-    registeredConfigs.delete(modelRegistry);
-    if (current.askers.length === 0 && shared === current) {
-      current.registration.unregister();
-      shared = null;
-    }
+    registeredRuntimes.delete(modelRuntime);
+    if (current.askers.length === 0 && shared === current) shared = null;
   };
   return { model: model as Model<string>, release };
 }
 
+/** Registers the provider and waits for the runtime's availability pass, so that the faux models count as configured. */
+async function registerIn(modelRuntime: ModelRuntime, handle: FauxProviderHandle): Promise<void> {
+  modelRuntime.registerNativeProvider(handle.provider);
+  registeredRuntimes.add(modelRuntime);
+  await modelRuntime.refresh({ allowNetwork: false });
+}
+
 /**
- * Registers the faux provider again in a registry it was registered in (after pi's reload reset the api
- * registry); does nothing for other registries. Returns whether it did.
+ * Registers the faux provider again in a runtime it was registered in, when that runtime lost it (a reload that
+ * rebuilt its providers); does nothing for other runtimes. Returns whether it registered it.
  */
-export function reapplyScriptedFaux(modelRegistry: ModelRegistry): boolean {
-  const config = registeredConfigs.get(modelRegistry);
-  if (config === undefined) return false;
-  modelRegistry.registerProvider(FAUX_PROVIDER, config);
+export async function reapplyScriptedFaux(modelRuntime: ModelRuntime): Promise<boolean> {
+  if (shared === null || !registeredRuntimes.has(modelRuntime)) return false;
+  if (modelRuntime.getRegisteredNativeProvider(FAUX_PROVIDER) !== undefined) return false;
+  await registerIn(modelRuntime, shared.handle);
   return true;
 }

@@ -58,8 +58,10 @@ describe("ForkedWorkerClient with a real pi runtime", () => {
     expect(snapshot.sessionFile).not.toBeNull();
     const lines = readCompleteJsonl(snapshot.sessionFile ?? "");
     expect(lines[0]).toMatchObject({ type: "session", id: snapshot.sessionId, cwd: dirs.cwd });
-    const messages = lines.filter((line) => line["type"] === "message").map((line) => line["message"] as { role: string });
-    expect(messages.map((message) => message.role)).toEqual(["user", "assistant"]);
+    const messages = lines.filter((line) => line["type"] === "message").map((line) => line["message"] as { role: string; sections?: object });
+    // pi 1.x stores the system prompt it sent (as sections) before the first user message.
+    expect(messages.map((message) => message.role)).toEqual(["system", "user", "assistant"]);
+    expect(Object.keys(messages[0]?.sections ?? {})).not.toEqual([]);
     expect(path.dirname(snapshot.sessionFile ?? "")).toBe(path.join(dirs.agentDir, "sessions", `--${dirs.cwd.slice(1).replace(/\//g, "-")}--`));
     // generous bound: past it the client SIGKILLs and the exit is no longer code 0 (a loaded CI is slow to exit)
     await client.dispose({ timeoutMs: 20_000 });

@@ -13,6 +13,7 @@
  * Reload: pi's `reload()` resets pi-ai's api registry, which drops the providers Leyline registered (the
  * scripted faux provider); they are registered again right after it, and the session keeps its model.
  */
+import { STOPPING_SESSIONS_KEY } from "../../domain/runtime/stopping-sessions.ts";
 import { randomUUID } from "node:crypto";
 import type { AgentSessionEvent, AgentSessionRuntime, ExtensionFactory } from "@earendil-works/pi-coding-agent";
 import { watchResearchAppends } from "./branch-research.ts";
@@ -146,9 +147,13 @@ export class RuntimeWorkerHost {
     this.unwatchResearch = null;
     const runtime = this.runtime;
     this.runtime = null;
+    // pi 1.x aborts the running turn before session_shutdown: tell the bundled extensions first.
+    const sessionId = runtime?.session.sessionId;
+    if (sessionId !== undefined) stoppingSessions().add(sessionId);
     try {
       if (runtime) await runtime.dispose();
     } finally {
+      if (sessionId !== undefined) stoppingSessions().delete(sessionId);
       // Pending faux turns may belong to another in-process runtime (the shared provider relayed them through
       // this worker): their replies can still land while the runtime disposes, so they are cut only now.
       for (const waiter of [...this.fauxWaiters.values()]) waiter(null);
@@ -292,9 +297,11 @@ export class RuntimeWorkerHost {
       }
       case "setModel": {
         const session = this.requireRuntime().session;
-        const model = session.modelRegistry.find(request.provider, request.modelId);
+        const model = session.modelRuntime.getModel(request.provider, request.modelId);
         if (!model) throw new Error(`unknown model ${request.provider}/${request.modelId}`);
-        await session.setModel(model);
+        // A model the person picks becomes pi's default, as pi 1.x's model selector does (`persist`); the
+        // thinking level stays per session, as in pi's CLI.
+        await session.setModel(model, { persist: true });
         return this.snapshot();
       }
       case "setThinkingLevel":
@@ -302,7 +309,7 @@ export class RuntimeWorkerHost {
         return this.snapshot();
       case "bash": {
         const session = this.requireRuntime().session;
-        // pi has no events for a `!` command: Leyline's bash_execution_start/end frame its streamed output.
+        // Leyline's bash_execution_start/end frame the streamed output (pi 1.x sends only per-chunk updates, dropped in onEvent).
         this.live.bashStarted(request.command);
         try {
           const result = await session.executeBash(request.command, (chunk) => this.live.bashChunk(chunk), {
@@ -456,14 +463,17 @@ export class RuntimeWorkerHost {
     const model = session.model;
     await session.reload();
     const current = this.requireRuntime().session;
-    reapplyScriptedFaux(current.modelRegistry);
+    await reapplyScriptedFaux(current.modelRuntime);
     if (model && (current.model?.provider !== model.provider || current.model.id !== model.id)) {
-      const again = current.modelRegistry.find(model.provider, model.id);
+      const again = current.modelRuntime.getModel(model.provider, model.id);
       if (again) await current.setModel(again);
     }
   }
 
   private onEvent(event: AgentSessionEvent): void {
+    // pi 1.x also emits a `!` command's output chunk by chunk; it already streams, coalesced, through
+    // executeBash's onChunk (live.bashChunk), so the per-chunk events never travel.
+    if (event.type === "bash_execution_update") return;
     if (event.type === "tool_execution_start") this.pendingToolCalls.add(event.toolCallId);
     if (event.type === "tool_execution_end") this.pendingToolCalls.delete(event.toolCallId);
     if (event.type === "agent_end") this.pendingToolCalls.clear();
@@ -471,6 +481,7 @@ export class RuntimeWorkerHost {
     switch (event.type) {
       case "agent_start":
       case "agent_end":
+      case "agent_settled":
       case "turn_end":
       case "queue_update":
       case "compaction_start":
@@ -521,4 +532,15 @@ export class RuntimeWorkerHost {
       this.send({ type: "faux_turn_request", id, latestUserText });
     });
   }
+}
+
+/** The ids of sessions this process is shutting down (domain/runtime/stopping-sessions.ts). */
+function stoppingSessions(): Set<string> {
+  const key = Symbol.for(STOPPING_SESSIONS_KEY);
+  const global = globalThis as Record<symbol, unknown>;
+  const existing = global[key];
+  if (existing instanceof Set) return existing as Set<string>;
+  const created = new Set<string>();
+  global[key] = created;
+  return created;
 }

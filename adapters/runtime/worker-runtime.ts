@@ -44,7 +44,7 @@ import type { SessionEntry } from "../../domain/session-log.ts";
 import { RESEARCH_CUSTOM_TYPE } from "../../domain/research/research-types.ts";
 import { SUBAGENT_CUSTOM_TYPE } from "../../domain/session-summary.ts";
 import { API_URL_ENV, type ChildSessionOptions, type RuntimeRequestOf, type SessionKind } from "./runtime-protocol.ts";
-import { createOnWriteAuthBackend } from "./auth-file-backend.ts";
+import { installCreateOnWriteAgentFiles } from "./auth-file-backend.ts";
 import { setSessionNotices } from "./runtime-notices.ts";
 import { type AskTurn, FAUX_PROVIDER, registerScriptedFaux } from "./scripted-faux-provider.ts";
 import { upgradeSessionFile, type SessionUpgrade } from "../session-files/session-upgrade.ts";
@@ -195,13 +195,16 @@ export async function createWorkerRuntime(
   // Before extensions load: bundled extensions read the API base URL from the environment.
   if (options.apiUrl !== undefined) process.env[API_URL_ENV] = options.apiUrl;
   const agentDir = path.resolve(options.agentDir ?? pi.getAgentDir());
-  // auth.json is created on the first write only (auth-file-backend.ts): starting a runtime writes nothing there.
-  const authPath = path.join(agentDir, "auth.json");
-  const authStorage = pi.AuthStorage.fromStorage(createOnWriteAuthBackend(authPath, new pi.FileAuthStorageBackend(authPath)));
-  const modelRegistry = pi.ModelRegistry.create(authStorage, path.join(agentDir, "models.json"));
+  // auth.json and models-store.json are created on the first write only (auth-file-backend.ts): starting a
+  // runtime writes nothing there.
+  await installCreateOnWriteAgentFiles();
+  const modelRuntime = await pi.ModelRuntime.create({
+    authPath: path.join(agentDir, "auth.json"),
+    modelsPath: path.join(agentDir, "models.json"),
+  });
   let fauxModel: Model<string> | null = null;
   if (options.faux) {
-    const registered = registerScriptedFaux(ai, modelRegistry, deps.askFauxTurn, options.faux);
+    const registered = await registerScriptedFaux(ai, modelRuntime, deps.askFauxTurn, options.faux);
     deps.onFauxRegistered(registered.release);
     fauxModel = registered.model;
   }
@@ -251,9 +254,8 @@ export async function createWorkerRuntime(
     const services = await pi.createAgentSessionServices({
       cwd: args.cwd,
       agentDir: args.agentDir,
-      authStorage,
       settingsManager,
-      modelRegistry,
+      modelRuntime,
       resourceLoaderOptions: {
         extensionFactories: deps.extensionFactories,
         additionalExtensionPaths: extensionPaths,
@@ -263,11 +265,11 @@ export async function createWorkerRuntime(
     // The faux model is the default only where the session's own model cannot be restored.
     const context = args.sessionManager.buildSessionContext();
     const stored = context.model;
-    const storedModel = stored ? modelRegistry.find(stored.provider, stored.modelId) : undefined;
-    const restorable = storedModel !== undefined && modelRegistry.hasConfiguredAuth(storedModel);
+    const storedModel = stored ? modelRuntime.getModel(stored.provider, stored.modelId) : undefined;
+    const restorable = storedModel !== undefined && modelRuntime.hasConfiguredAuth(storedModel.provider);
     // After the services: extensions may have registered the child's provider.
     const wanted = child?.model;
-    const childModel = wanted ? modelRegistry.find(wanted.provider, wanted.id) : undefined;
+    const childModel = wanted ? modelRuntime.getModel(wanted.provider, wanted.id) : undefined;
     if (wanted && !childModel) throw new Error(`Unknown model ${wanted.provider}/${wanted.id}`);
     const releaseThinking = context.messages.length > 0 ? deferOpeningThinkingLevel(args.sessionManager) : null;
     const created = await pi.createAgentSessionFromServices({

@@ -14,7 +14,7 @@
  */
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { researchStateFromEntries } from "../../domain/research/research.fold.ts";
-import { leadProtocolPrompt } from "./lead-protocol.ts";
+import { LEAD_PROTOCOL_SECTION, leadProtocolPrompt } from "./lead-protocol.ts";
 import { reconcileResearch } from "./research-reconcile.ts";
 import { appendResearchEvents, currentResearchState, RESEARCH_UPDATE_TOOL } from "./research-session.ts";
 import { researchUpdateTool } from "./research-update.tool.ts";
@@ -46,15 +46,19 @@ export default function researchExtension(pi: ExtensionAPI): void {
   pi.on("before_agent_start", (event, ctx) => {
     let state = currentResearchState(ctx.sessionManager);
     if (state === null) return undefined;
-    const prompt = event.prompt.trim();
+    const prompt = event.messageType === "user" ? event.prompt.trim() : "";
     if (state.objective === "" && prompt !== "") {
       appendResearchEvents(pi, [{ kind: "objective", sessionId: state.sessionId, objective: prompt }]);
       state = currentResearchState(ctx.sessionManager) ?? state;
     }
-    return { systemPrompt: `${event.systemPrompt}\n\n${leadProtocolPrompt(state)}` };
+    // A prompt section, as pi 1.x asks: pi records it in the session as a system message (a patch when the
+    // ledger or phase changed since the last run), so the transcript shows what the lead model was told.
+    event.systemPromptOptions.sections[LEAD_PROTOCOL_SECTION] = leadProtocolPrompt(state);
+    return undefined;
   });
 
-  pi.on("agent_end", (_event, ctx) => {
+  // agent_settled, not agent_end: pi 1.x may follow an agent_end with a retry or queued work.
+  pi.on("agent_settled", (_event, ctx) => {
     const branch = ctx.sessionManager.getBranch();
     const event = finalReportEvent(researchStateFromEntries(ctx.sessionManager.getSessionId(), branch), branch);
     if (event !== null) appendResearchEvents(pi, [event]);

@@ -13,13 +13,14 @@ import { RESEARCH_UPDATE_TOOL } from "./research-session.ts";
 /** The name of the reserved researcher agent (domain/subagent/researcher-agent.ts); repeated here as prompt text. */
 const RESEARCHER = "researcher";
 
-export const LEAD_PROTOCOL_START = "<leyline_research_protocol>";
-export const LEAD_PROTOCOL_END = "</leyline_research_protocol>";
+/** The system prompt section the protocol goes in; pi wraps it as `<name>…</name>`. */
+export const LEAD_PROTOCOL_SECTION = "leyline_research_protocol";
+export const LEAD_PROTOCOL_START = `<${LEAD_PROTOCOL_SECTION}>`;
+export const LEAD_PROTOCOL_END = `</${LEAD_PROTOCOL_SECTION}>`;
 
-/** The protocol text for the current state (appended to the turn's system prompt). */
+/** The protocol text for the current state: the body of the LEAD_PROTOCOL_SECTION section of the turn's prompt. */
 export function leadProtocolPrompt(state: ResearchState): string {
   return [
-    LEAD_PROTOCOL_START,
     "This is a Leyline deep research session and you are the research lead. Work through these steps on your own, without asking for approval; pause after step 2 for the user to approve the plan only if the user asked you to.",
     "",
     `1. Create two to five independent research threads that together cover the objective. Give each a short id (t1, t2, ...), a title and a self-contained task.`,
@@ -31,7 +32,6 @@ export function leadProtocolPrompt(state: ResearchState): string {
     "7. Write the report immediately after the report checkpoint, as your final answer: Markdown with the title as heading, the findings with citations, and open questions.",
     "",
     ...stateLines(state),
-    LEAD_PROTOCOL_END,
   ].join("\n");
 }
 

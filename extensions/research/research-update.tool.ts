@@ -3,11 +3,23 @@
  * the models see"; prompts and existing transcripts depend on it) and an `execute` that folds the branch,
  * decides with `researchUpdate` and appends the events. Registered only in a research session (index.ts).
  */
-import { StringEnum, Type } from "@earendil-works/pi-ai";
+import { Type } from "typebox";
 import type { ExtensionAPI, ToolDefinition } from "@earendil-works/pi-coding-agent";
 import { RESEARCH_PHASES, RESEARCH_SOURCE_STATUSES } from "../../domain/research/research-types.ts";
 import { appendResearchEvents, currentResearchState, RESEARCH_UPDATE_TOOL } from "./research-session.ts";
 import { RESEARCH_UPDATE_ACTIONS, researchUpdate, type ResearchUpdateAction } from "./research-update.ts";
+
+/**
+ * A string enum as a plain `{type: "string", enum}` schema (no anyOf/const, which some providers refuse), typed
+ * as the union of its values: the schema pi 0.x's StringEnum made, which the prompts and transcripts know.
+ */
+function StringEnum<const T extends readonly string[]>(values: T, options: { description?: string } = {}) {
+  return Type.Unsafe<T[number]>({
+    type: "string",
+    enum: [...values],
+    ...(options.description !== undefined ? { description: options.description } : {}),
+  });
+}
 
 const ThreadSchema = Type.Object({
   id: Type.String({ description: "Short thread id, e.g. t1" }),

@@ -6,7 +6,7 @@
  * both idempotently.
  */
 import * as fs from "node:fs";
-import type { AssistantMessage, Context } from "@earendil-works/pi-ai";
+import type { AssistantMessage, JsonObject, Message } from "@earendil-works/pi-ai";
 import type { AgentSession, ExtensionFactory } from "@earendil-works/pi-coding-agent";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseResearchEvent, researchEventEntryData } from "../../domain/research/research-event.ts";
@@ -36,14 +36,36 @@ interface Seen {
   systemPrompt: string;
 }
 
+/**
+ * The prompt and tools a request carries: pi 1.x sends them as system messages (the first with every section
+ * and tool, later ones patching sections and adding or removing tools), folded here in order.
+ */
+function modelView(messages: readonly Message[]): Seen {
+  const sections = new Map<string, string>();
+  const heads: string[] = [];
+  const tools = new Set<string>();
+  for (const message of messages) {
+    if (message.role !== "system") continue;
+    const text = typeof message.content === "string" ? message.content : message.content.map((block) => block.text).join("\n");
+    if (text !== "") heads.push(text);
+    for (const [name, value] of Object.entries(message.sections ?? {})) {
+      if (value === null) sections.delete(name);
+      else sections.set(name, value);
+    }
+    for (const tool of message.toolsAdded ?? []) tools.add(tool.name);
+    for (const tool of message.toolsRemoved ?? []) tools.delete(tool.name);
+  }
+  return { tools: [...tools], systemPrompt: [...heads, ...sections.values()].join("\n") };
+}
+
 function reply(seen: Seen[], message: () => AssistantMessage) {
-  return (context: Context): AssistantMessage => {
-    seen.push({ tools: (context.tools ?? []).map((t) => t.name), systemPrompt: context.systemPrompt ?? "" });
+  return (context: { readonly messages: readonly Message[] }): AssistantMessage => {
+    seen.push(modelView(context.messages));
     return message();
   };
 }
 
-function toolTurn(seen: Seen[], id: string, args: Record<string, unknown>) {
+function toolTurn(seen: Seen[], id: string, args: JsonObject) {
   return reply(seen, () => harness.ai.fauxAssistantMessage([harness.ai.fauxToolCall("research_update", args, { id })], { stopReason: "toolUse" }));
 }
 
@@ -82,8 +104,8 @@ function toolResultTexts(session: AgentSession): string[] {
   });
 }
 
-const PLAN = { action: "plan", strategy: "Two angles", threads: [{ id: "t1", title: "History", task: "history of X" }, { id: "t2", title: "Today", task: "state of X" }] };
-const SOURCES = {
+const PLAN: JsonObject = { action: "plan", strategy: "Two angles", threads: [{ id: "t1", title: "History", task: "history of X" }, { id: "t2", title: "Today", task: "state of X" }] };
+const SOURCES: JsonObject = {
   action: "sources",
   threadId: "t1",
   sources: [

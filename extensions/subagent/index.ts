@@ -13,6 +13,7 @@
  */
 import { getAgentDir, type ExtensionAPI, type ToolDefinition } from "@earendil-works/pi-coding-agent";
 import { RESEARCH_CUSTOM_TYPE } from "../../domain/research/research-types.ts";
+import { STOPPING_SESSIONS_KEY } from "../../domain/runtime/stopping-sessions.ts";
 import { appendResearchEvents, currentResearchState } from "../research/research-session.ts";
 import { hasLeylineApiUrl, leylineApiUrl, postJson, runSubagentRequest } from "./subagent-client.ts";
 import { SubagentSchema } from "./subagent-params.ts";
@@ -60,15 +61,24 @@ export function subagentTool(deps: SubagentRunDeps): ToolDefinition<typeof Subag
   };
 }
 
+/** Whether Leyline's worker host is shutting the session down (domain/runtime/stopping-sessions.ts). */
+function hostStopping(sessionId: string): boolean {
+  const stopping = (globalThis as Record<symbol, unknown>)[Symbol.for(STOPPING_SESSIONS_KEY)];
+  return stopping instanceof Set && stopping.has(sessionId);
+}
+
 export default function subagentExtension(pi: ExtensionAPI): void {
-  let stopping = false;
+  let shutdown = false;
+  let sessionId = "";
+  const stopping = (): boolean => shutdown || (sessionId !== "" && hostStopping(sessionId));
   const reruns = new AbortController();
-  pi.registerTool(subagentTool(subagentDeps(pi, () => stopping)));
+  pi.registerTool(subagentTool(subagentDeps(pi, stopping)));
 
   // Threads still running when a session starts were interrupted (thread-recovery.ts). The research
   // extension's session_start (fork replay) runs first: extensions load in folder-name order.
   pi.on("session_start", (_event, ctx) => {
     const sessionManager = ctx.sessionManager;
+    sessionId = sessionManager.getSessionId();
     const state = currentResearchState(sessionManager);
     const running = state?.threads.filter((thread) => thread.status === "running") ?? [];
     if (state === null || running.length === 0) return;
@@ -80,7 +90,7 @@ export default function subagentExtension(pi: ExtensionAPI): void {
       appendData: (data) => pi.appendEntry(RESEARCH_CUSTOM_TYPE, data),
       run: (request, signal) => runSubagentRequest(request, signal),
       now: () => Date.now(),
-      stopping: () => stopping,
+      stopping,
     };
     const plan = planThreadRecovery(state, sessionManager.getBranch(), children, hasLeylineApiUrl());
     const started = recoverThreads(deps, plan);
@@ -96,7 +106,7 @@ export default function subagentExtension(pi: ExtensionAPI): void {
   });
 
   pi.on("session_shutdown", () => {
-    stopping = true;
+    shutdown = true;
     reruns.abort();
   });
 }

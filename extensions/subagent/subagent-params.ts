@@ -4,7 +4,7 @@
  * (`agent` + `task`), parallel `tasks` (at most four running at once, at most MAX_PARALLEL_TASKS per call), or
  * a sequential `chain` whose tasks may use `{previous}` for the previous step's final output.
  */
-import { Type } from "@earendil-works/pi-ai";
+import { Type } from "typebox";
 
 /** Tasks of one parallel call (more wait for a later batch of four; beyond this the call is refused). */
 export const MAX_PARALLEL_TASKS = 12;

@@ -1,3 +1,4 @@
+import type { JsonObject } from "@earendil-works/pi-ai";
 import { describe, expect, it } from "vitest";
 import { assistantEntry, toEntries, userEntry } from "../../test/arbitraries/research.arbitrary.ts";
 import { parseResearchEvent } from "../../domain/research/research-event.ts";
@@ -35,7 +36,7 @@ function running(id: string, startedAt: number, sessionId = S): ResearchEvent {
 }
 
 /** The lead's subagent call (an assistant message with one tool call). */
-function subagentCall(id: string, args: Record<string, unknown>): SessionEntry {
+function subagentCall(id: string, args: JsonObject): SessionEntry {
   const entry = assistantEntry("", "x", "toolUse");
   if (entry.type !== "message" || entry.message.role !== "assistant") throw new Error("not an assistant entry");
   return { ...entry, message: { ...entry.message, content: [{ type: "toolCall", id, name: "subagent", arguments: args }] } };

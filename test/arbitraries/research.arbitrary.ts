@@ -171,7 +171,7 @@ export function toEntries(
     const id = `${idPrefix}${index + 1}`;
     const parentId = index === 0 ? null : `${idPrefix}${index}`;
     const timestamp = new Date(BASE_TIME + index * 1000).toISOString();
-    if ("kind" in item) return researchEntry(item, id, parentId, timestamp);
+    if (!("type" in item)) return researchEntry(item, id, parentId, timestamp);
     return { ...item, id, parentId, timestamp } as SessionEntry;
   });
 }

@@ -76,7 +76,7 @@ const fs = await import("node:fs");
 const ai = await import("@earendil-works/pi-ai");
 const text = fs.readFileSync(file, "utf8");
 const tokenSize = Number(tokenSizeText);
-const faux = ai.registerFauxProvider({
+const faux = ai.fauxProvider({
   api: "faux",
   provider: "faux",
   models: [{ id: "faux-1", name: "Faux 1", reasoning: false, input: ["text"] }],
@@ -90,17 +90,19 @@ let streamed = 0;
 let elapsed;
 if (mode === "model") {
   const start = now();
-  const stream = ai.streamSimple(model, { messages: [{ role: "user", content: "reply", timestamp: Date.now() }] });
+  const models = ai.createModels();
+  models.setProvider(faux.provider);
+  const stream = models.streamSimple(model, { messages: [{ role: "user", content: "reply", timestamp: Date.now() }] });
   for await (const event of stream) if (event.type === "text_delta") streamed += event.delta.length;
   await stream.result();
   elapsed = now() - start;
 } else {
   const pi = await import("@earendil-works/pi-coding-agent");
-  const authStorage = pi.AuthStorage.inMemory();
-  authStorage.setRuntimeApiKey("faux", "faux-key");
-  const modelRegistry = pi.ModelRegistry.inMemory(authStorage);
+  const modelRuntime = await pi.ModelRuntime.create({ credentials: new ai.InMemoryCredentialStore(), modelsPath: null, modelsStore: new ai.InMemoryModelsStore() });
+  modelRuntime.registerNativeProvider(faux.provider);
+  await modelRuntime.refresh({ allowNetwork: false });
   const sessionManager = pi.SessionManager.create(cwd, agentDir + "/sdk-sessions");
-  const { session } = await pi.createAgentSession({ cwd, agentDir, authStorage, modelRegistry, model, sessionManager });
+  const { session } = await pi.createAgentSession({ cwd, agentDir, modelRuntime, model, sessionManager });
   const ended = new Promise((resolve) => session.subscribe((event) => {
     if (event.type === "message_update" && event.assistantMessageEvent.type === "text_delta") streamed += event.assistantMessageEvent.delta.length;
     if (event.type === "agent_end") resolve();
@@ -461,7 +463,7 @@ async function withSession<T>(pace: FauxPace, turns: readonly FauxTurn[], run: (
 }
 
 function unwatchedDescription(chars: number): string {
-  return `a ${round(chars / 1000, 1)} KB streamed reply with no events socket: prompt request -> runtime agent_end (app, forked worker) / the faux model streaming the same reply at the same pace (plain node, pi-ai streamSimple)`;
+  return `a ${round(chars / 1000, 1)} KB streamed reply with no events socket: prompt request -> runtime agent_end (app, forked worker) / the faux model streaming the same reply at the same pace (plain node, pi-ai Models.streamSimple)`;
 }
 
 function wireDescription(chars: number): string {

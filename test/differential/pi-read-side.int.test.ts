@@ -230,9 +230,10 @@ function blocksText(content: unknown): string {
 
 /**
  * The transcript skeleton of a branch by the spec's layout: one entry per user/assistant/custom message,
- * custom_message, model/thinking change, compaction and branch summary; each assistant tool call becomes a
+ * custom_message, model/thinking change, compaction, branch summary and pi 1.x system message; each assistant tool call becomes a
  * tool entry right after its message, completed by the later toolResult with its call id (an unmatched
- * result is a tool entry of its own); labels, session_info and custom entries show nothing.
+ * result is a tool entry of its own); a usage entry is an entry of its own; a context_edit shows its target as
+ * the model sees it (no text, or the replacement's); labels, session_info and custom entries show nothing.
  */
 function expectedTranscript(branch: readonly SessionEntry[]): TranscriptSkeleton[] {
   const out: TranscriptSkeleton[] = [];
@@ -280,6 +281,9 @@ function expectedTranscript(branch: readonly SessionEntry[]): TranscriptSkeleton
           }
         } else if (role === "bashExecution") {
           out.push({ type: "bash", id: entry.id });
+        } else if (role === "system") {
+          // pi 1.x stores the system prompt and tools it sent (then patches): one system entry each.
+          out.push({ type: "system", id: entry.id });
         }
         break;
       }
@@ -290,8 +294,18 @@ function expectedTranscript(branch: readonly SessionEntry[]): TranscriptSkeleton
       case "thinking_level_change":
       case "compaction":
       case "branch_summary":
+      case "usage":
         out.push({ type: entry.type, id: entry.id });
         break;
+      case "context_edit": {
+        // what the model sees of the target: no text when omitted, the replacement's text otherwise
+        const text = entry.replacement === null ? "" : blocksText(entry.replacement.content);
+        const message = out.find((item) => item["type"] === "message" && item["id"] === entry.targetId);
+        if (message) message["text"] = text;
+        const tool = out.find((item) => item["type"] === "tool" && item["resultEntryId"] === entry.targetId);
+        if (tool) tool["resultText"] = text;
+        break;
+      }
       default:
         break;
     }
@@ -360,6 +374,9 @@ describe("Leyline read side agrees with pi on SDK-written sessions", () => {
       "custom_message",
       "label",
       "session_info",
+      "usage",
+      "context_edit",
+      "message:system",
     ]) {
       expect(kinds, `no ${kind} entry in the corpus`).toContain(kind);
     }
@@ -474,5 +491,63 @@ describe("Leyline read side agrees with pi on SDK-written sessions", () => {
       const expected = mapIds(expectedTranscript(theirs.manager.getBranch()), theirs.toOurs);
       diffValues(actual, expected, "transcript", out);
     });
+  });
+
+  it("shows every message as pi's buildSessionProjection gives it to the model (context edits applied)", async () => {
+    const { transcriptProjection, selectTranscript } = await import("../../projections/transcript.projection.ts");
+    const { buildSessionProjection } = corpus.harness.pi;
+    let edited = 0;
+    compareEachFile("model view", (_file, mine, theirs, out) => {
+      if (theirs.alignmentError) return;
+      const transcript = selectTranscript(rebuild(transcriptProjection, mine.records));
+      const byId = new Map(transcript.map((entry) => [entry.id, entry]));
+      const byResult = new Map(transcript.flatMap((entry) => (entry.type === "tool" && entry.resultEntryId !== null ? [[entry.resultEntryId, entry] as const] : [])));
+      for (const projected of buildSessionProjection(theirs.entries, theirs.manager.getLeafId()).entries) {
+        const source = projected.sourceEntry;
+        const id = theirs.toOurs.get(source.id) as string;
+        const seen = projected.messages.map((message) => blocksText((message as unknown as Record<string, unknown>)["content"])).join("\n");
+        const role = source.type === "message" ? source.message.role : source.type === "custom_message" ? "custom" : null;
+        if (role === "toolResult") {
+          const tool = byResult.get(id);
+          if (tool?.type !== "tool") out.push(`${id}: no tool entry for the result`);
+          else if (tool.resultText !== seen) out.push(`${id}: tool result leyline=${show(tool.resultText)} model sees ${show(seen)}`);
+          if (tool?.contextEdit) edited++;
+          continue;
+        }
+        if (role !== "user" && role !== "assistant" && role !== "custom") continue;
+        const entry = byId.get(id);
+        if (entry?.type !== "message") {
+          out.push(`${id}: no message entry`);
+          continue;
+        }
+        if (entry.text !== seen) out.push(`${id}: text leyline=${show(entry.text)} model sees ${show(seen)}`);
+        const omitted = projected.messages.length === 0;
+        if (omitted !== (entry.contextEdit?.kind === "omitted")) out.push(`${id}: omitted=${omitted} but contextEdit=${show(entry.contextEdit)}`);
+        if (entry.contextEdit) edited++;
+      }
+    });
+    // the corpus' edits: an assistant attempt and its tool result omitted, a user message replaced
+    expect(edited).toBeGreaterThanOrEqual(3);
+  });
+
+  it("counts the model usage of every file as pi's getSessionStats does", async () => {
+    const { harness } = corpus;
+    const failures: string[] = [];
+    for (const file of corpus.files.filter((candidate) => !corpus.v1Files.includes(candidate))) {
+      const mine = rebuild(sessionSummaryProjection, (ours.get(file) as OurView).records).usage;
+      const copiesDir = path.join(harness.root, "stats-copies");
+      fs.mkdirSync(copiesDir, { recursive: true });
+      const copy = path.join(copiesDir, path.basename(file));
+      fs.writeFileSync(copy, fs.readFileSync(file));
+      const session = await harness.createSession({ sessionManager: harness.pi.SessionManager.open(copy, copiesDir), bind: false });
+      const stats = session.getSessionStats();
+      const theirs = { input: stats.tokens.input, output: stats.tokens.output, cacheRead: stats.tokens.cacheRead, cacheWrite: stats.tokens.cacheWrite, totalTokens: stats.tokens.total };
+      const ourTokens = { input: mine.input, output: mine.output, cacheRead: mine.cacheRead, cacheWrite: mine.cacheWrite, totalTokens: mine.totalTokens };
+      if (JSON.stringify(ourTokens) !== JSON.stringify(theirs)) failures.push(`${path.basename(file)}: tokens leyline=${show(ourTokens)} pi=${show(theirs)}`);
+      if (Math.abs(mine.cost - stats.cost) > 1e-12) failures.push(`${path.basename(file)}: cost leyline=${mine.cost} pi=${stats.cost}`);
+    }
+    expect(failures, failures.join("\n")).toEqual([]);
+    const main = rebuild(sessionSummaryProjection, (ours.get(corpus.mainFile) as OurView).records).usage;
+    expect(main.cacheWrite).toBeGreaterThanOrEqual(1200); // the cache_warm usage entry counts
   });
 });

@@ -7,7 +7,10 @@
  *   harness cwd; a custom entry (extension `appendEntry`), labels (set, and set-then-cleared), two session
  *   names; a thinking level change and a model change; a custom message (no turn) and one that triggers a
  *   turn; an aborted run; a manual compaction (the faux replies are the summaries); then in-place branching
- *   with `navigateTree` twice (once plain, once with a branch summary), each followed by a prompt.
+ *   with `navigateTree` twice (once plain, once with a branch summary), each followed by a prompt; then pi
+ *   1.x's own entries: a `usage` entry (cache warming) and `context_edit`s (an assistant attempt and its tool
+ *   result omitted, a user message replaced), each followed by a prompt. pi 1.x stores its system messages by
+ *   itself (the first prompt of every session, and patches).
  * - error: a run whose faux queue is empty (stopReason "error" persisted).
  * - fork: `SessionManager.createBranchedSession` of main at the compacted leaf (labels re-created,
  *   header `parentSession`).
@@ -218,6 +221,28 @@ async function populate(harness: PiHarness): Promise<SessionCorpus> {
   faux.setResponses([say("Third branch reply.")]);
   await main.prompt("A third-branch question.");
   expectQueueDrained(harness, "third branch prompt");
+
+  // 9. pi 1.x entries, through pi's own SessionManager writers: model work outside the conversation, then
+  // context edits (as pi's auto-retry writes them: the failed attempt and its tool result omitted; and a
+  // replacement an extension would write), each followed by a turn that sees them.
+  const manager = main.sessionManager;
+  const warmUsage = { input: 1200, output: 1, cacheRead: 0, cacheWrite: 1200, totalTokens: 2401, cost: { input: 0.0012, output: 0.00001, cacheRead: 0, cacheWrite: 0.0015, total: 0.00271 } };
+  manager.appendUsage("cache_warm", harness.provider, "faux-b", warmUsage, "extension override");
+  faux.setResponses([
+    say([ai.fauxText("Trying the file."), ai.fauxToolCall("read", { path: "missing.txt" }, { id: "call-read-missing" })], "toolUse"),
+    say("The file is missing; I will not retry."),
+  ]);
+  await main.prompt("Read missing.txt, please.");
+  expectQueueDrained(harness, "prompt 9");
+  const attempt = lastEntryOfType(main, (entry) => entry.type === "message" && entry.message.role === "assistant" && entry.message.stopReason === "toolUse");
+  const attemptResult = lastEntryOfType(main, (entry) => entry.type === "message" && entry.message.role === "toolResult");
+  manager.appendContextEdit(attempt.id, null);
+  manager.appendContextEdit(attemptResult.id, null);
+  const longUser = lastEntryOfType(main, isUserMessage("Read missing.txt"));
+  manager.appendContextEdit(longUser.id, { content: "[a request to read a missing file]" });
+  faux.setResponses([say("Understood, moving on.")]);
+  await main.prompt("A question after the context edits.");
+  expectQueueDrained(harness, "prompt 10");
   const mainFile = requireFile(main);
 
   // Error session: nothing queued, so the faux provider answers with an error message.

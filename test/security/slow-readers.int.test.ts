@@ -369,7 +369,8 @@ describe("slow WebSocket readers", () => {
     expect(output).toMatch(/\nEND \d+\n$/);
     expect(output.slice(0, -20)).toMatch(/^[A-Za-z0-9+/\n]+$/);
     expect(live.persistedOutput?.length ?? 0).toBeGreaterThan(40_000);
-    expect(output.endsWith(live.persistedOutput ?? "-")).toBe(true);
+    // pi 1.x stores the output without its final newline.
+    expect(output.trimEnd().endsWith((live.persistedOutput ?? "-").trimEnd())).toBe(true);
     expect(live.socket.readyState).toBe(WebSocket.OPEN);
 
     // The paused sockets were cut by the server: once they read again, they see the end of the stream (the

@@ -20,13 +20,12 @@ import * as path from "node:path";
 import type {
   AgentSession,
   AgentSessionRuntime,
-  AuthStorage,
   ExtensionFactory,
-  ModelRegistry,
+  ModelRuntime,
   SessionManager,
   SettingsManager,
 } from "@earendil-works/pi-coding-agent";
-import type { FauxModelDefinition, FauxProviderRegistration, Model } from "@earendil-works/pi-ai";
+import type { FauxModelDefinition, FauxProviderHandle, Model } from "@earendil-works/pi-ai";
 
 export type PiModule = typeof import("@earendil-works/pi-coding-agent");
 export type PiAiModule = typeof import("@earendil-works/pi-ai");
@@ -78,9 +77,9 @@ export interface PiHarness {
   /** pi's default session dir for `cwd`: `<agentDir>/sessions/--<cwd>--`. */
   readonly sessionDir: string;
   readonly provider: string;
-  readonly faux: FauxProviderRegistration;
-  readonly authStorage: AuthStorage;
-  readonly modelRegistry: ModelRegistry;
+  readonly faux: FauxProviderHandle;
+  /** pi's model runtime of every session here: in-memory credentials and catalog cache, the faux provider. */
+  readonly modelRuntime: ModelRuntime;
   readonly settingsManager: SettingsManager;
   /** A faux model by id (default the first); throws for an unknown id. */
   model(id?: string): Model<string>;
@@ -150,7 +149,7 @@ export async function createPiHarness(options: PiHarnessOptions = {}): Promise<P
 
   const provider = options.provider ?? "leyline-faux";
   const tokenSize = options.tokenSize ?? 4;
-  const faux = ai.registerFauxProvider({
+  const faux = ai.fauxProvider({
     api: options.api ?? "leyline-faux-api",
     provider,
     models: options.models ?? DEFAULT_MODELS,
@@ -158,9 +157,14 @@ export async function createPiHarness(options: PiHarnessOptions = {}): Promise<P
     ...(options.tokensPerSecond !== undefined ? { tokensPerSecond: options.tokensPerSecond } : {}),
   });
 
-  const authStorage = pi.AuthStorage.inMemory();
-  authStorage.setRuntimeApiKey(provider, "faux-key");
-  const modelRegistry = pi.ModelRegistry.inMemory(authStorage);
+  const modelRuntime = await pi.ModelRuntime.create({
+    credentials: new ai.InMemoryCredentialStore(),
+    modelsPath: null,
+    modelsStore: new ai.InMemoryModelsStore(),
+  });
+  modelRuntime.registerNativeProvider(faux.provider);
+  await modelRuntime.setRuntimeApiKey(provider, "faux-key");
+  await modelRuntime.refresh({ allowNetwork: false });
   const settingsManager = pi.SettingsManager.inMemory({
     compaction: { enabled: false },
     retry: { enabled: false },
@@ -199,8 +203,7 @@ export async function createPiHarness(options: PiHarnessOptions = {}): Promise<P
     const { session } = await pi.createAgentSession({
       cwd,
       agentDir,
-      authStorage,
-      modelRegistry,
+      modelRuntime,
       settingsManager,
       resourceLoader,
       model: model(opts.modelId),
@@ -218,9 +221,8 @@ export async function createPiHarness(options: PiHarnessOptions = {}): Promise<P
       const services = await pi.createAgentSessionServices({
         cwd: args.cwd,
         agentDir: args.agentDir,
-        authStorage,
         settingsManager,
-        modelRegistry,
+        modelRuntime,
         resourceLoaderOptions: resourceLoaderOptions(opts.extensionFactories),
       });
       const created = await pi.createAgentSessionFromServices({
@@ -251,7 +253,7 @@ export async function createPiHarness(options: PiHarnessOptions = {}): Promise<P
       for (const runtime of runtimes) await runtime.dispose();
       for (const session of sessions) session.dispose();
     } finally {
-      faux.unregister();
+      modelRuntime.unregisterProvider(provider);
       restoreEnvAndFiles();
     }
   };
@@ -266,8 +268,7 @@ export async function createPiHarness(options: PiHarnessOptions = {}): Promise<P
     sessionDir,
     provider,
     faux,
-    authStorage,
-    modelRegistry,
+    modelRuntime,
     settingsManager,
     model,
     createSession,
