@@ -11,7 +11,7 @@
 import type { SessionEntry } from "../session-log.ts";
 import { entryBase } from "./entry-mapping.ts";
 import { isRecord, numberField } from "./message-content.ts";
-import { PREAMBLE_SECTION, systemPromptText, type SystemPromptDiff } from "./system-prompt.ts";
+import { emptySystemPromptDiff, systemDiffCode, systemPromptText, type SystemPromptDiff } from "./system-prompt.ts";
 import type { SystemToolRecord, SystemTranscriptEntry } from "./transcript-types.ts";
 
 /** The prompt sections and tools the model has, as pi's system messages on a path built them. */
@@ -28,15 +28,7 @@ export function emptyPiSystemState(): PiSystemState {
 
 /** The diff a system message applies to `state` (mutated to the state after it; works on drafts). */
 export function applyPiSystemMessage(state: PiSystemState, message: Record<string, unknown>): SystemPromptDiff {
-  const diff: SystemPromptDiff = {
-    sections: [],
-    addedSections: [],
-    changedSections: [],
-    removedSections: [],
-    toolsAdded: [],
-    toolsChanged: [],
-    toolsRemoved: [],
-  };
+  const diff = emptySystemPromptDiff();
   const sections = message["sections"];
   if (isRecord(sections)) {
     for (const [name, value] of Object.entries(sections)) {
@@ -80,25 +72,9 @@ export function resetPiSystemState(state: PiSystemState, replayed: unknown): voi
   if (isRecord(replayed)) applyPiSystemMessage(state, replayed);
 }
 
-/**
- * The short summary: "system prompt: 5 sections, 7 tools" when the message carries the preamble (the first
- * message of a session, or a replayed prompt), else the kinds of change, else "system message".
- */
+/** The short summary (system-prompt.ts `systemDiffCode`), "system message" when the message changed nothing. */
 export function piSystemCode(diff: SystemPromptDiff, state: PiSystemState): string {
-  if (diff.sections.some((section) => section.name === PREAMBLE_SECTION && !section.removed)) {
-    const sectionCount = Object.keys(state.sections).length;
-    const toolCount = Object.keys(state.tools).length;
-    return `system prompt: ${plural(sectionCount, "section")}${toolCount > 0 ? `, ${plural(toolCount, "tool")}` : ""}`;
-  }
-  const parts: string[] = [];
-  const toolsNew = diff.toolsAdded.filter((tool) => !diff.toolsChanged.includes(tool.name)).map((tool) => tool.name);
-  if (diff.addedSections.length > 0) parts.push(`sections added: ${nameList(diff.addedSections)}`);
-  if (diff.changedSections.length > 0) parts.push(`sections changed: ${nameList(diff.changedSections)}`);
-  if (diff.removedSections.length > 0) parts.push(`sections removed: ${nameList(diff.removedSections)}`);
-  if (toolsNew.length > 0) parts.push(`tools added: ${nameList(toolsNew)}`);
-  if (diff.toolsChanged.length > 0) parts.push(`tools changed: ${nameList(diff.toolsChanged)}`);
-  if (diff.toolsRemoved.length > 0) parts.push(`tools removed: ${nameList(diff.toolsRemoved)}`);
-  return parts.length > 0 ? parts.join("; ") : "system message";
+  return systemDiffCode(diff, { sections: Object.keys(state.sections).length, tools: Object.keys(state.tools).length }) || "system message";
 }
 
 /** The transcript entry of a pi system message on a path whose system state was `state` (mutated to the state after it). */
@@ -125,13 +101,4 @@ export function piSystemMessageEntry(entry: SessionEntry, message: Record<string
 function arrayField(record: Record<string, unknown>, key: string): unknown[] {
   const value = record[key];
   return Array.isArray(value) ? value : [];
-}
-
-function plural(count: number, word: string): string {
-  return `${count} ${word}${count === 1 ? "" : "s"}`;
-}
-
-function nameList(names: readonly string[]): string {
-  const shown = names.slice(0, 3).join(", ");
-  return names.length > 3 ? `${shown} +${names.length - 3} more` : shown;
 }

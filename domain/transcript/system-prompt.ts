@@ -118,6 +118,11 @@ export interface SystemPromptDiff {
   toolsRemoved: string[];
 }
 
+/** A diff with no changes, to fill in. */
+export function emptySystemPromptDiff(): SystemPromptDiff {
+  return { sections: [], addedSections: [], changedSections: [], removedSections: [], toolsAdded: [], toolsChanged: [], toolsRemoved: [] };
+}
+
 /** The diff of `next` against `previous` (null = nothing before); null when nothing changed. */
 export function diffSystemPrompt(previous: SystemPromptSnapshot | null, next: SystemPromptSnapshot): SystemPromptDiff | null {
   const before = previous ? splitPromptSections(previous.prompt) : [];
@@ -125,15 +130,7 @@ export function diffSystemPrompt(previous: SystemPromptSnapshot | null, next: Sy
   const beforeText: Record<string, string> = Object.create(null);
   for (const section of before) beforeText[section.name] = section.text;
   const afterNames: Record<string, true> = Object.create(null);
-  const diff: SystemPromptDiff = {
-    sections: [],
-    addedSections: [],
-    changedSections: [],
-    removedSections: [],
-    toolsAdded: [],
-    toolsChanged: [],
-    toolsRemoved: [],
-  };
+  const diff = emptySystemPromptDiff();
   for (const section of after) {
     afterNames[section.name] = true;
     const old = Object.hasOwn(beforeText, section.name) ? beforeText[section.name] : undefined;
@@ -176,11 +173,17 @@ function nameList(names: readonly string[]): string {
  * non-removed preamble (e.g. the first snapshot), otherwise the kinds of change ("tools added: vision_agent").
  */
 export function systemPromptCode(diff: SystemPromptDiff, next: SystemPromptSnapshot): string {
-  const hasPreamble = diff.sections.some((section) => section.name === PREAMBLE_SECTION && !section.removed);
-  if (hasPreamble) {
-    const sectionCount = splitPromptSections(next.prompt).length;
-    const tools = next.tools.length > 0 ? `, ${plural(next.tools.length, "tool")}` : "";
-    return `system prompt: ${plural(sectionCount, "section")}${tools}`;
+  return systemDiffCode(diff, { sections: splitPromptSections(next.prompt).length, tools: next.tools.length });
+}
+
+/**
+ * The short summary of a diff given the whole prompt's counts after it: the full prompt summary when the diff
+ * carries a non-removed preamble, else the kinds of change ("" when there are none).
+ */
+export function systemDiffCode(diff: SystemPromptDiff, after: { sections: number; tools: number }): string {
+  if (diff.sections.some((section) => section.name === PREAMBLE_SECTION && !section.removed)) {
+    const tools = after.tools > 0 ? `, ${plural(after.tools, "tool")}` : "";
+    return `system prompt: ${plural(after.sections, "section")}${tools}`;
   }
   const parts: string[] = [];
   const toolsNew = diff.toolsAdded.filter((tool) => !diff.toolsChanged.includes(tool.name)).map((tool) => tool.name);
