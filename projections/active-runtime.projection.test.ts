@@ -59,6 +59,14 @@ describe("active runtime projection", () => {
     expect([done.isStreaming, done.snapshotRevision]).toEqual([false, 2]);
   });
 
+  it("an agent_end that pi 1.x follows with a retry (willRetry) keeps the runtime streaming until the last one", () => {
+    const streaming = run(ev({ type: "agent_start" }));
+    const retrying = fold(activeRuntimeProjection, streaming, [ev({ type: "agent_end", messages: [], willRetry: true })]);
+    expect(retrying.isStreaming).toBe(true);
+    const again = fold(activeRuntimeProjection, retrying, [ev({ type: "agent_start" }), ev({ type: "agent_end", messages: [], willRetry: false })]);
+    expect(again.isStreaming).toBe(false);
+  });
+
   it("compaction_start and compaction_end drive isCompacting", () => {
     expect(run(ev({ type: "compaction_start", reason: "manual" })).isCompacting).toBe(true);
     expect(run(ev({ type: "compaction_start", reason: "manual" }), ev({ type: "compaction_end", reason: "manual" })).isCompacting).toBe(false);

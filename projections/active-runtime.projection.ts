@@ -162,7 +162,9 @@ function applySessionEvent(draft: D, event: RuntimeSessionEvent): boolean {
     case "agent_start":
       return set(draft, "isStreaming", true);
     case "agent_end": {
-      const stopped = set(draft, "isStreaming", false);
+      // pi 1.x: an agent_end that a retry follows (`willRetry`) does not end the work; the retry's agent_start
+      // and its own agent_end come next.
+      const stopped = event["willRetry"] === true ? false : set(draft, "isStreaming", false);
       return set(draft, "pendingToolCalls", []) || stopped;
     }
     case "compaction_start":
