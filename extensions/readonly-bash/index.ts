@@ -5,8 +5,9 @@
  * Loaded in every runtime, it does nothing unless the session's current branch carries the subagent marker
  * (`leyline-subagent`, written by the worker before extensions bind) with `readOnlyBash: true`. In such a
  * session every `bash` tool call goes through `classifyBashCommand`; a command that is not read-only is
- * blocked (`{ block: true, reason }`: pi answers the model with an error tool result and runs nothing). The
- * marker is looked up at each call, so the guard follows the session the runtime currently hosts.
+ * blocked (`{ block: true, reason }`: pi answers the model with an error tool result and runs nothing). pi 1.x's
+ * `powershell` tool (its shell on Windows) is refused whole there: its commands are not classified. The marker is
+ * looked up at each call, so the guard follows the session the runtime currently hosts.
  */
 import type { ExtensionAPI, ExtensionContext, ToolCallEvent, ToolCallEventResult } from "@earendil-works/pi-coding-agent";
 import { classifyBashCommand } from "../../domain/subagent/readonly-bash.ts";
@@ -24,7 +25,11 @@ export function isReadOnlyBashSession(ctx: Pick<ExtensionContext, "sessionManage
 
 /** The guard's decision for one tool call (undefined lets it run). */
 export function guardToolCall(event: ToolCallEvent, ctx: Pick<ExtensionContext, "sessionManager">): ToolCallEventResult | undefined {
-  if (event.toolName !== "bash" || !isReadOnlyBashSession(ctx)) return undefined;
+  const toolName: string = event.toolName;
+  if ((toolName !== "bash" && toolName !== "powershell") || !isReadOnlyBashSession(ctx)) return undefined;
+  if (toolName === "powershell") {
+    return { block: true, reason: "This session may only run read-only bash commands; PowerShell commands are not checked, so none may run." };
+  }
   const input: unknown = event.input;
   const command = typeof input === "object" && input !== null ? (input as { command?: unknown }).command : undefined;
   if (typeof command !== "string") return { block: true, reason: readOnlyBashRefusal("the command is missing", "") };

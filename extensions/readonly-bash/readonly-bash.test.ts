@@ -36,6 +36,12 @@ describe("the read-only bash guard", () => {
     expect(guardToolCall(bash(42), ctx)).toMatchObject({ block: true });
   });
 
+  it("refuses pi 1.x's powershell tool in a read-only session (its commands are not classified), and only there", () => {
+    const powershell = { type: "tool_call", toolCallId: "c3", toolName: "powershell", input: { command: "Get-ChildItem" } } as ToolCallEvent;
+    expect(guardToolCall(powershell, session(marker(true)))).toMatchObject({ block: true, reason: expect.stringContaining("PowerShell") });
+    expect(guardToolCall(powershell, session(marker(false)))).toBeUndefined();
+  });
+
   it("leaves other tools alone", () => {
     const write = { type: "tool_call", toolCallId: "c2", toolName: "write", input: { path: "x", content: "y" } } as ToolCallEvent;
     expect(guardToolCall(write, session(marker(true)))).toBeUndefined();
