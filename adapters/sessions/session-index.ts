@@ -14,21 +14,21 @@
  * Streams: `sessions$` sends a snapshot to each subscriber (once the index is ready) and then one `changed`
  * event per processed batch, and one whenever the status alone changes. (An opened session's whole transcript
  * is kept by the detail worker, adapters/sessions/detail-feed-host.ts, not here.)
+ *
+ * Parts: the list itself is a plain state with pure operations (session-list-state.ts); the paths and folders
+ * to check go through a work queue that runs one batch at a time (index-work-queue.ts); this module wires them
+ * to the projection runner, the folder watcher and the stream.
  */
 import path from "node:path";
 import type { Kysely } from "kysely";
 import { Observable, Subject } from "rxjs";
-import { INVALID_PATHS_LIMIT, type SessionIndexStatus } from "../../domain/live/session-list.ts";
+import type { SessionIndexStatus } from "../../domain/live/session-list.ts";
 import type { LeylineDatabase } from "../sqlite/leyline-database.ts";
-import type { CheckpointHead } from "../projections/checkpoint-store.ts";
-import {
-  createProjectionRunner,
-  type ProjectionSet,
-  type ScanFile,
-  type ScanOutcome,
-} from "../projections/projection-runner.ts";
-import { watchFolderTree, type DirtyBatch, type FolderWatcher } from "./folder-watcher.ts";
+import { createProjectionRunner, type ProjectionSet, type ScanFile, type ScanOutcome } from "../projections/projection-runner.ts";
+import { watchFolderTree, type FolderWatcher } from "./folder-watcher.ts";
+import { createIndexWorkQueue } from "./index-work-queue.ts";
 import { isInside, isSessionFileName, listSessionFiles, statSessionFile } from "./session-files-scan.ts";
+import { applyScanOutcomes, emptySessionListState, isKnownFile, listStatus, listSummaries } from "./session-list-state.ts";
 
 export type { SessionIndexStatus } from "../../domain/live/session-list.ts";
 
@@ -88,19 +88,11 @@ export interface SessionIndex<Summary> {
   close(): Promise<void>;
 }
 
-interface Entry<Summary> {
-  /** The summary column as stored: equal text = equal summary. */
-  readonly summaryJson: string | null;
-  readonly summary: Summary | null;
-}
-
 export function createSessionIndex<Summary>(options: SessionIndexOptions<Summary>): SessionIndex<Summary> {
   const root = path.resolve(options.sessionsDir);
   const runner = createProjectionRunner(options.db, options.set, { concurrency: options.concurrency ?? 8 });
   const onError = options.onError ?? (() => undefined);
-  const entries = new Map<string, Entry<Summary>>();
-  const heads = new Map<string, CheckpointHead>();
-  const unreadable = new Set<string>();
+  const state = emptySessionListState<Summary>();
   const changes = new Subject<SessionListEvent<Summary>>();
   let revision = 0;
   let isReady = false;
@@ -109,25 +101,8 @@ export function createSessionIndex<Summary>(options: SessionIndexOptions<Summary
   /** `list()` as last computed; dropped whenever the listed summaries change. */
   let listCache: Summary[] | null = null;
 
-  // Pending work, merged until the drain loop takes it.
-  let dirtyPaths = new Set<string>();
-  let dirtyFolders = new Set<string>();
-  let draining: Promise<void> | null = null;
-  /**
-   * False until the first full pass (the verification, or the cold scan) starts: updates asked for earlier wait
-   * for it and run after it.
-   */
-  let accepting = false;
-  let acceptWork: () => void = () => undefined;
-  let refuseWork: (error: unknown) => void = () => undefined;
-  const accepted = new Promise<void>((resolve, reject) => {
-    acceptWork = () => {
-      accepting = true;
-      resolve();
-    };
-    refuseWork = reject;
-  });
-  accepted.catch(() => undefined);
+  // Updates asked for before the first full pass (the verification, or the cold scan) starts wait for it.
+  const queue = createIndexWorkQueue((paths, folders) => process(paths, folders), onError);
   let markReady: () => void = () => undefined;
   let failReady: (error: unknown) => void = () => undefined;
   const ready = new Promise<void>((resolve, reject) => {
@@ -138,23 +113,7 @@ export function createSessionIndex<Summary>(options: SessionIndexOptions<Summary
     failReady = reject;
   });
 
-  const status = (): SessionIndexStatus => {
-    let indexed = 0;
-    const invalidPaths: string[] = [...unreadable];
-    for (const [file, entry] of entries) {
-      if (entry.summary !== null) indexed++;
-      else invalidPaths.push(file);
-    }
-    const filesOnDisk = entries.size + unreadable.size;
-    return {
-      filesOnDisk,
-      indexed,
-      invalid: filesOnDisk - indexed,
-      invalidPaths: invalidPaths.sort().slice(0, INVALID_PATHS_LIMIT),
-      ready: isReady,
-      verified: isVerified,
-    };
-  };
+  const status = (): SessionIndexStatus => listStatus(state, { ready: isReady, verified: isVerified });
   /** The status last announced: a `changed` event goes out when it changes, even with no row changed. */
   let announcedStatus = "";
   const statusChanged = (): boolean => JSON.stringify(status()) !== announcedStatus;
@@ -165,15 +124,7 @@ export function createSessionIndex<Summary>(options: SessionIndexOptions<Summary
   };
 
   const list = (): Summary[] => {
-    if (listCache === null) {
-      const sessions: Summary[] = [];
-      const paths = [...entries.keys()].sort();
-      for (const p of paths) {
-        const summary = (entries.get(p) as Entry<Summary>).summary;
-        if (summary !== null) sessions.push(summary);
-      }
-      listCache = options.order ? sessions.sort(options.order) : sessions;
-    }
+    listCache ??= listSummaries(state, options.order);
     return listCache.slice();
   };
 
@@ -201,8 +152,8 @@ export function createSessionIndex<Summary>(options: SessionIndexOptions<Summary
           }
         }
       };
-      for (const file of heads.keys()) known(file);
-      for (const file of unreadable) known(file);
+      for (const file of state.heads.keys()) known(file);
+      for (const file of state.unreadable) known(file);
     }
     for (const p of paths) {
       if (isSessionFileName(p)) candidates.add(p);
@@ -212,77 +163,19 @@ export function createSessionIndex<Summary>(options: SessionIndexOptions<Summary
     for (const file of candidates) {
       const stamp = statSessionFile(file);
       if (stamp !== null) files.push({ path: file, stamp });
-      else if (heads.has(file) || entries.has(file) || unreadable.has(file)) gone.push(file);
+      else if (isKnownFile(state, file)) gone.push(file);
     }
-    const scanned = await runner.scanDeferred(files, heads, gone.filter((p) => heads.has(p)));
+    const scanned = await runner.scanDeferred(files, state.heads, gone.filter((p) => state.heads.has(p)));
     const outcomes: ScanOutcome<Summary>[] = scanned.outcomes;
     for (const file of gone) outcomes.push({ kind: "removed", path: file });
+    const { upserted, removed } = applyScanOutcomes(state, outcomes);
 
-    const upserted: Summary[] = [];
-    const removed: string[] = [];
-    for (const outcome of outcomes) {
-      const previous = entries.get(outcome.path);
-      const wasListed = previous !== undefined && previous.summary !== null;
-      switch (outcome.kind) {
-        case "kept":
-        case "folded": {
-          unreadable.delete(outcome.path);
-          heads.set(outcome.path, outcome.head);
-          entries.set(outcome.path, { summaryJson: outcome.head.summaryJson, summary: outcome.summary });
-          if (outcome.summary !== null) {
-            if (previous === undefined || previous.summaryJson !== outcome.head.summaryJson) {
-              upserted.push(outcome.summary);
-            }
-          } else if (wasListed) removed.push(outcome.path);
-          break;
-        }
-        case "removed":
-          if (!entries.has(outcome.path) && !unreadable.has(outcome.path) && !heads.has(outcome.path)) break;
-          entries.delete(outcome.path);
-          heads.delete(outcome.path);
-          unreadable.delete(outcome.path);
-          if (wasListed) removed.push(outcome.path);
-          break;
-        case "unreadable":
-          entries.delete(outcome.path);
-          heads.delete(outcome.path);
-          unreadable.add(outcome.path);
-          if (wasListed) removed.push(outcome.path);
-          break;
-      }
-    }
     // The listed summaries change only with an upsert or a removal (a kept file's summary is equal).
     if (upserted.length > 0 || removed.length > 0) listCache = null;
     if (isReady && !closed && (upserted.length > 0 || removed.length > 0 || statusChanged())) announce(upserted, removed);
     onApplied();
     // The checkpoint transaction completes before the next batch starts (writes stay ordered).
     await scanned.persisted;
-  }
-
-  function enqueue(batch: DirtyBatch): Promise<void> {
-    for (const p of batch.paths) dirtyPaths.add(p);
-    for (const f of batch.folders) dirtyFolders.add(f);
-    if (!accepting) return accepted.then(() => enqueue({ paths: new Set(), folders: new Set() }));
-    if (draining === null) draining = drain();
-    return draining;
-  }
-
-  async function drain(): Promise<void> {
-    try {
-      while (!closed && (dirtyPaths.size > 0 || dirtyFolders.size > 0)) {
-        const paths = dirtyPaths;
-        const folders = dirtyFolders;
-        dirtyPaths = new Set();
-        dirtyFolders = new Set();
-        try {
-          await process(paths, folders);
-        } catch (error) {
-          onError(error);
-        }
-      }
-    } finally {
-      draining = null;
-    }
   }
 
   let watcher: FolderWatcher | null = null;
@@ -295,51 +188,43 @@ export function createSessionIndex<Summary>(options: SessionIndexOptions<Summary
     const stored = await runner.loadFolderSummaries(root);
     if (closed) {
       markReady();
-      acceptWork();
+      queue.open();
       return;
     }
     if (stored !== null && stored.length > 0) {
       // Serve the stored list now; the pass below checks it against the disk.
-      for (const folderSummary of stored) entries.set(folderSummary.path, folderSummary);
+      for (const folderSummary of stored) state.files.set(folderSummary.path, folderSummary);
       markReady();
       // Callers waiting for `ready` take the list before the verification pass holds the thread.
       await new Promise<void>((resolve) => setImmediate(resolve));
       if (closed) {
-        acceptWork();
+        queue.open();
         return;
       }
     }
-    for (const [p, head] of await runner.loadHeads()) heads.set(p, head);
+    for (const [p, head] of await runner.loadHeads()) state.heads.set(p, head);
     if (closed) {
       if (!isReady) markReady();
-      acceptWork();
+      queue.open();
       return;
     }
     // Watch first: a change during the pass is reported by an event (queued behind the pass), not lost.
     // Setting up the watchers walks the tree, and that walk is the pass's listing.
     let listed: string[] | null = null;
     if (options.watch !== false) {
-      watcher = watchFolderTree(root, (batch) => void enqueue(batch), {
+      watcher = watchFolderTree(root, (batch) => void queue.enqueue(batch), {
         coalesceMs: options.coalesceMs ?? 25,
         collect: isSessionFileName,
       });
       listed = watcher.takeInitialFiles();
     }
-    acceptWork();
+    queue.open();
     // The pass counts as done once its outcomes are applied; its checkpoint write finishes in the background.
     let markApplied: () => void = () => undefined;
     const applied = new Promise<void>((resolve) => (markApplied = resolve));
     const preListed = listed !== null ? { folder: root, files: listed } : null;
     const folders = new Set<string>(listed !== null ? [] : [root]);
-    const first = (async () => {
-      try {
-        await process(new Set(), folders, preListed, markApplied);
-      } catch (error) {
-        onError(error);
-      }
-      await drain();
-    })();
-    draining = first;
+    const first = queue.runFirst(() => process(new Set(), folders, preListed, markApplied));
     await Promise.race([applied, first]);
     isVerified = true;
     if (!isReady) markReady();
@@ -348,7 +233,7 @@ export function createSessionIndex<Summary>(options: SessionIndexOptions<Summary
     if (period > 0 && !closed) {
       rescanTimer = setInterval(() => {
         watcher?.rewatch();
-        void enqueue({ paths: new Set(), folders: new Set([root]) });
+        void queue.enqueue({ paths: new Set(), folders: new Set([root]) });
       }, period);
       rescanTimer.unref();
     }
@@ -357,7 +242,7 @@ export function createSessionIndex<Summary>(options: SessionIndexOptions<Summary
   const verified = start();
   verified.catch((error: unknown) => {
     failReady(error);
-    refuseWork(error);
+    queue.refuse(error);
     onError(error);
   });
   ready.catch(() => undefined);
@@ -384,23 +269,24 @@ export function createSessionIndex<Summary>(options: SessionIndexOptions<Summary
     ready,
     verified,
     list,
-    get: (file) => entries.get(path.resolve(file))?.summary ?? null,
+    get: (file) => state.files.get(path.resolve(file))?.summary ?? null,
     status,
     sessions$,
-    rescan: () => enqueue({ paths: new Set(), folders: new Set([root]) }),
+    rescan: () => queue.enqueue({ paths: new Set(), folders: new Set([root]) }),
     idle: async () => {
       await verified.catch(() => undefined);
-      while (draining !== null) await draining.catch(() => undefined);
+      for (let draining = queue.current(); draining !== null; draining = queue.current()) await draining.catch(() => undefined);
     },
     watchedFolders: () => watcher?.watchedFolders() ?? 0,
-    touch: (files) => enqueue({ paths: new Set(files.map((f) => path.resolve(f))), folders: new Set() }),
+    touch: (files) => queue.enqueue({ paths: new Set(files.map((f) => path.resolve(f))), folders: new Set() }),
     async close() {
       if (closed) return;
       closed = true;
+      queue.close();
       watcher?.close();
       if (rescanTimer !== null) clearInterval(rescanTimer);
       await verified.catch(() => undefined);
-      await draining?.catch(() => undefined);
+      await queue.current()?.catch(() => undefined);
       changes.complete();
     },
   };
