@@ -8,7 +8,7 @@
  * own) and a function that sends it through http.ts (errors are `ApiError(status, message)`).
  */
 import type { Active, PromptImage, StreamingBehavior } from "../../../domain/runtime/runtime-types.ts";
-import type { ActiveResponse, RenameSessionResponse, SessionDetail } from "./dto.ts";
+import type { ActiveResponse, CreateSessionResponse, RenameSessionResponse, SessionDetail, SessionKind } from "./dto.ts";
 import { ApiError, http, request } from "./http.ts";
 
 export interface ActionRequest {
@@ -195,6 +195,11 @@ export function runBash(sessionId: string, command: string, excludeFromContext?:
 
 export function renameSession(sessionId: string, name: string): Promise<RenameSessionResponse> {
   return send(runtimeRequests.rename(sessionId, name));
+}
+
+/** POST /api/pi/sessions `{ cwd, kind }`: a new pi session and its runtime (selected), with its first detail. */
+export function createSession(cwd: string, kind: SessionKind): Promise<CreateSessionResponse> {
+  return http.post<CreateSessionResponse>("/api/pi/sessions", { cwd, kind });
 }
 
 /** A folder's runtime options (GET /api/pi/state: a bounded, cached preview on the server; no cwd: the default folder). */

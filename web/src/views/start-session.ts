@@ -5,8 +5,8 @@
  * and the detail, so the workbench opens without another request.
  */
 import type { Model } from "../../../domain/runtime/runtime-types.ts";
-import type { ActiveResponse, CreateSessionResponse, SessionKind } from "../api/dto.ts";
-import { http } from "../api/http.ts";
+import type { SessionKind } from "../api/dto.ts";
+import { createSession, setModel, setThinkingLevel } from "../api/runtime-actions.ts";
 import { useOpenSessionStore } from "../stores/open-session.store.ts";
 import { useRuntimesStore } from "../stores/runtimes.store.ts";
 import { summaryOfDetail, useSessionsStore } from "../stores/sessions.store.ts";
@@ -35,17 +35,16 @@ export async function startSession(choice: StartChoice): Promise<StartResult> {
   const sessions = useSessionsStore();
   const openSession = useOpenSessionStore();
 
-  const created = await http.post<CreateSessionResponse>("/api/pi/sessions", { cwd: choice.cwd, kind: choice.kind });
+  const created = await createSession(choice.cwd, choice.kind);
   let active = created.active;
   const id = active.id || created.detail.session.id;
-  const path = `/api/pi/sessions/${encodeURIComponent(id)}`;
   const warnings: string[] = [];
   runtimes.applySnapshot(active);
 
   const wanted = choice.model ?? null;
   if (wanted !== null && (active.state.model === undefined || modelKey(active.state.model) !== modelKey(wanted))) {
     try {
-      active = (await http.post<ActiveResponse>(`${path}/model`, { provider: wanted.provider, id: wanted.id })).active;
+      active = (await setModel(id, { provider: wanted.provider, id: wanted.id })).active;
       runtimes.applySnapshot(active);
     } catch (error) {
       warnings.push(`The model ${modelKey(wanted)} could not be selected: ${error instanceof Error ? error.message : String(error)}`);
@@ -54,7 +53,7 @@ export async function startSession(choice: StartChoice): Promise<StartResult> {
   const level = choice.thinkingLevel ?? null;
   if (level !== null && level !== "" && level !== active.state.thinkingLevel && active.state.availableThinkingLevels.includes(level)) {
     try {
-      active = (await http.post<ActiveResponse>(`${path}/thinking`, { level })).active;
+      active = (await setThinkingLevel(id, level)).active;
       runtimes.applySnapshot(active);
     } catch (error) {
       warnings.push(`The thinking level ${level} could not be selected: ${error instanceof Error ? error.message : String(error)}`);
