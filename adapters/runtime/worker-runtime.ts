@@ -44,7 +44,7 @@ import type { SessionEntry } from "../../domain/session-log.ts";
 import { RESEARCH_CUSTOM_TYPE } from "../../domain/research/research-types.ts";
 import { SUBAGENT_CUSTOM_TYPE } from "../../domain/session-summary.ts";
 import { API_URL_ENV, type ChildSessionOptions, type RuntimeRequestOf, type SessionKind } from "./runtime-protocol.ts";
-import { installCreateOnWriteAgentFiles } from "./auth-file-backend.ts";
+import { installCreateOnWriteAgentFiles } from "./agent-files-on-write.ts";
 import { setSessionNotices } from "./runtime-notices.ts";
 import { type AskTurn, FAUX_PROVIDER, registerScriptedFaux } from "./scripted-faux-provider.ts";
 import { upgradeSessionFile, type SessionUpgrade } from "../session-files/session-upgrade.ts";
@@ -195,7 +195,7 @@ export async function createWorkerRuntime(
   // Before extensions load: bundled extensions read the API base URL from the environment.
   if (options.apiUrl !== undefined) process.env[API_URL_ENV] = options.apiUrl;
   const agentDir = path.resolve(options.agentDir ?? pi.getAgentDir());
-  // auth.json and models-store.json are created on the first write only (auth-file-backend.ts): starting a
+  // auth.json and models-store.json are created on the first write only (agent-files-on-write.ts): starting a
   // runtime writes nothing there.
   await installCreateOnWriteAgentFiles();
   const modelRuntime = await pi.ModelRuntime.create({

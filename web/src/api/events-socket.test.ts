@@ -1,53 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { EventEnvelope, FreshReason } from "./events-machine.ts";
-import { EventsSocket, eventsUrl, wsBaseOf, type SocketLike, type TimerApi } from "./events-socket.ts";
-
-/** A socket the test drives: it records what the client sends and whether it was closed. */
-class FakeSocket implements SocketLike {
-  onopen: ((event: unknown) => void) | null = null;
-  onmessage: ((event: { data: unknown }) => void) | null = null;
-  onclose: ((event: unknown) => void) | null = null;
-  onerror: ((event: unknown) => void) | null = null;
-  readonly sent: string[] = [];
-  closed = false;
-  constructor(readonly url: string) {}
-  send(text: string): void {
-    this.sent.push(text);
-  }
-  close(): void {
-    this.closed = true;
-  }
-  open(): void {
-    this.onopen?.({});
-  }
-  receive(value: unknown): void {
-    this.onmessage?.({ data: typeof value === "string" ? value : JSON.stringify(value) });
-  }
-  drop(): void {
-    this.onclose?.({});
-  }
-}
-
-/** Timers that run only when the test fires them. */
-class ManualTimers implements TimerApi {
-  private next = 1;
-  readonly pending = new Map<number, { callback: () => void; ms: number }>();
-  setTimeout(callback: () => void, ms: number): unknown {
-    const id = this.next++;
-    this.pending.set(id, { callback, ms });
-    return id;
-  }
-  clearTimeout(handle: unknown): void {
-    this.pending.delete(handle as number);
-  }
-  fire(ms: number): void {
-    for (const [id, timer] of [...this.pending]) {
-      if (timer.ms !== ms) continue;
-      this.pending.delete(id);
-      timer.callback();
-    }
-  }
-}
+import { EventsSocket, eventsUrl, wsBaseOf } from "./events-socket.ts";
+import { FakeSocket, ManualTimers } from "./events-socket.fixture.ts";
 
 const EPOCH = "e1";
 const hello = (stream: string, resumed: boolean, latestSeq = 0) => ({ type: "hello", data: { stream, resumed, latestSeq }, seq: 0, epoch: EPOCH });

@@ -12,34 +12,13 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import WebSocket, { WebSocketServer } from "ws";
 import { copyFixture, testApp, testDirs, type TestDirs } from "../../../api/app.fixture.ts";
 import { reconnectDelay } from "../api/events-machine.ts";
-import type { SocketLike, TimerApi } from "../api/events-socket.ts";
+import type { SocketLike } from "../api/events-socket.ts";
 import { setApiBase } from "../api/http.ts";
 import { useConnectionStore } from "./connection.store.ts";
 import { useOpenSessionStore } from "./open-session.store.ts";
 import { useRuntimesStore } from "./runtimes.store.ts";
 import { useSessionsStore } from "./sessions.store.ts";
-
-/** A fake clock for the backoff: timers run only when the test fires them. */
-class ManualTimers implements TimerApi {
-  private next = 1;
-  readonly pending = new Map<number, { callback: () => void; ms: number }>();
-  setTimeout(callback: () => void, ms: number): unknown {
-    const id = this.next++;
-    this.pending.set(id, { callback, ms });
-    return id;
-  }
-  clearTimeout(handle: unknown): void {
-    this.pending.delete(handle as number);
-  }
-  delays(): number[] {
-    return [...this.pending.values()].map((t) => t.ms);
-  }
-  fireAll(): void {
-    const due = [...this.pending.values()];
-    this.pending.clear();
-    for (const timer of due) timer.callback();
-  }
-}
+import { ManualTimers } from "../api/events-socket.fixture.ts";
 
 const apps: FastifyInstance[] = [];
 const servers: WebSocketServer[] = [];

@@ -3,7 +3,6 @@
 import { flushPromises } from "@vue/test-utils";
 import { createPinia, setActivePinia } from "pinia";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { SocketLike, TimerApi } from "../api/events-socket.ts";
 import { activeOf, fakeBackend } from "../components/composer/composer.fixture.ts";
 import { syntheticTranscript, userEntry } from "../components/transcript/transcript.fixture.ts";
 import { detailSession, indexStatus, listDelta, listSnapshot, sessionDelta, snapshotChunks } from "../lib/live-messages.fixture.ts";
@@ -12,37 +11,7 @@ import { useConnectionStore } from "./connection.store.ts";
 import { useOpenSessionStore } from "./open-session.store.ts";
 import { useRuntimesStore } from "./runtimes.store.ts";
 import { useSessionsStore } from "./sessions.store.ts";
-
-class FakeSocket implements SocketLike {
-  onopen: ((event: unknown) => void) | null = null;
-  onmessage: ((event: { data: unknown }) => void) | null = null;
-  onclose: ((event: unknown) => void) | null = null;
-  onerror: ((event: unknown) => void) | null = null;
-  readonly sent: string[] = [];
-  constructor(readonly url: string) {}
-  send(text: string): void {
-    this.sent.push(text);
-  }
-  close(): void {}
-}
-
-class ManualTimers implements TimerApi {
-  private next = 1;
-  readonly pending = new Map<number, () => void>();
-  setTimeout(callback: () => void): unknown {
-    const id = this.next++;
-    this.pending.set(id, callback);
-    return id;
-  }
-  clearTimeout(handle: unknown): void {
-    this.pending.delete(handle as number);
-  }
-  fireAll(): void {
-    const due = [...this.pending.values()];
-    this.pending.clear();
-    for (const callback of due) callback();
-  }
-}
+import { FakeSocket, ManualTimers } from "../api/events-socket.fixture.ts";
 
 /** The server side of one test: sockets the store opened, and a numbered stream to send on the latest. */
 function scriptedServer() {

@@ -8,7 +8,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import * as pi from "@earendil-works/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { installCreateOnWriteAgentFiles, loadPiFileBackend } from "./auth-file-backend.ts";
+import { installCreateOnWriteAgentFiles, loadPiFileBackend } from "./agent-files-on-write.ts";
 
 describe("create-on-write agent files", () => {
   let dir: string;
