@@ -51,9 +51,9 @@ import { fileURLToPath } from "node:url";
 import type { FastifyInstance } from "fastify";
 import WebSocket, { type RawData } from "ws";
 import { applyLiveEvent, EMPTY_LIVE_STREAM, streamedText, type LiveStreamState } from "../../domain/live/live-stream.ts";
-import { FauxScript, type FauxTurn } from "../../adapters/runtime/faux-script.ts";
+import type { FauxTurn } from "../../adapters/runtime/faux-script.ts";
 import { createRuntimeTestDirs, readCompleteJsonl, type RuntimeTestDirs } from "../../adapters/runtime/runtime-test-support.ts";
-import { buildApp } from "../../api/app.ts";
+import { buildBenchApp } from "./bench-app.ts";
 import { measuredFigure, type Figure } from "./figure.ts";
 import { median, medianRatio, round, type AlternateOptions } from "./measure.ts";
 import { createRng } from "./prng.ts";
@@ -425,19 +425,7 @@ async function withSession<T>(pace: FauxPace, turns: readonly FauxTurn[], run: (
   let watch: HostWatch | null = null;
   const runTimeoutMs = (chars: number): number => 60_000 + (chars / charsPerSecond(pace)) * 4000;
   try {
-    app = await buildApp({
-      dataDir: path.join(dirs.root, "data"),
-      agentDir: dirs.agentDir,
-      home: dirs.root,
-      env: { PI_OFFLINE: "1" },
-      watchSessions: false,
-      runtimeHostOptions: {
-        idleMs: 0,
-        watchdogMs: 0,
-        fauxScript: new FauxScript([{ match: "first reply", text: "The session's first reply." }, ...turns]),
-        faux: pace,
-      },
-    });
+    app = await buildBenchApp(dirs, [{ match: "first reply", text: "The session's first reply." }, ...turns], pace);
     await app.leyline.readSide.ready();
     watch = watchHost(app);
     await app.listen({ port: 0, host: "127.0.0.1" });

@@ -50,8 +50,8 @@ import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { FastifyInstance } from "fastify";
 import type { Subscription } from "rxjs";
-import { buildApp } from "../../api/app.ts";
-import { FauxScript, type FauxTurn } from "../../adapters/runtime/faux-script.ts";
+import { buildBenchApp } from "./bench-app.ts";
+import type { FauxTurn } from "../../adapters/runtime/faux-script.ts";
 import { createRuntimeTestDirs, type RuntimeTestDirs } from "../../adapters/runtime/runtime-test-support.ts";
 import { informationalFigure, measuredFigure, type Figure } from "./figure.ts";
 import { quantile, round } from "./measure.ts";
@@ -262,19 +262,7 @@ export async function benchWsFanout(options: WsFanoutOptions): Promise<Record<Ws
   let clients: ClientProcess | null = null;
   let subscription: Subscription | null = null;
   try {
-    app = await buildApp({
-      dataDir: path.join(dirs.root, "data"),
-      agentDir: dirs.agentDir,
-      home: dirs.root,
-      env: { PI_OFFLINE: "1" },
-      watchSessions: false,
-      runtimeHostOptions: {
-        idleMs: 0,
-        watchdogMs: 0,
-        fauxScript: new FauxScript(replies.map((reply) => reply.turn)),
-        faux: { tokenSize: 1, tokensPerSecond },
-      },
-    });
+    app = await buildBenchApp(dirs, replies.map((reply) => reply.turn), { tokenSize: 1, tokensPerSecond });
     await app.leyline.readSide.ready();
     let sessionId: string | null = null;
     const watched = watchStream(app, () => sessionId);
