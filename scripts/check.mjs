@@ -6,13 +6,16 @@
 //   import layers  scripts/check-imports.ts (layer rules and import cycles)
 // `npm run check -- eslint tsc` runs only the named checks (matched by prefix).
 import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const bin = (file) => path.join(root, "node_modules", file);
 // Incremental caches make repeated checks fast; deleting node_modules/.cache/leyline-check changes nothing else.
-const cache = (file) => path.join(root, "node_modules", ".cache", "leyline-check", file);
+// One cache per checkout: git worktrees that share one node_modules (a symlink) must not share build info.
+const checkout = createHash("sha256").update(root).digest("hex").slice(0, 12);
+const cache = (file) => path.join(root, "node_modules", ".cache", "leyline-check", checkout, file);
 
 const CHECKS = [
   { name: "tsc (server)", args: [bin("typescript/bin/tsc"), "-p", "tsconfig.json", "--noEmit", "--pretty", "false", "--incremental", "--tsBuildInfoFile", cache("server.tsbuildinfo")] },
