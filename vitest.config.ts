@@ -4,7 +4,7 @@ import { defineConfig } from "vitest/config";
 // configured in web/vite.config.ts: happy-dom and the Vue plugin).
 export default defineConfig({
   test: {
-    env: { PI_OFFLINE: "1" },
+    env: { PI_OFFLINE: "1", LEYLINE_CHECK_RESPONSES: "1" },
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",

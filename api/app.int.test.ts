@@ -76,7 +76,7 @@ describe("envelopes and statuses", () => {
   it("maps thrown errors to the envelope and never leaks 5xx internals", async () => {
     const a = await app();
     a.get("/api/test/http-error", async () => {
-      throw new HttpError(409, "Stale revision");
+      throw new HttpError("conflict", "Stale revision");
     });
     a.get("/api/test/crash", async () => {
       throw new Error("secret internal detail at /home/user/.pi");

@@ -47,7 +47,9 @@ import { eventsRoutes } from "./events.routes.ts";
 import { exportRoutes } from "./export.routes.ts";
 import { fsRoutes } from "./fs.routes.ts";
 import { healthRoutes } from "./health.routes.ts";
-import { HttpError, type ErrorBody } from "./http-error.ts";
+import { errorCodeOfStatus, type ErrorCode } from "../domain/contract/error-codes.ts";
+import { registerContract } from "./contract.ts";
+import { HttpError, sendError } from "./http-error.ts";
 import { infoRoutes } from "./info.routes.ts";
 import { allowedOriginsFromEnv, CORS_ALLOWED_METHODS, createOriginPolicy, registerOriginPolicy } from "./origin-policy.ts";
 import { openReadSide, type ReadSide } from "./read-side.ts";
@@ -95,6 +97,11 @@ export interface BuildAppOptions {
   eventsBufferLimitBytes?: number;
   /** How long an events stream whose socket closed can be resumed. Default 60 s. */
   eventsResumeWindowMs?: number;
+  /**
+   * Check every JSON response against its route's declared schema (a mismatch answers 500 and is logged).
+   * Default: LEYLINE_CHECK_RESPONSES=1 (the test suite sets it).
+   */
+  checkResponses?: boolean;
   /** Watch pi's sessions folder. Default true. */
   watchSessions?: boolean;
   /** Home directory of GET /api/pi/fs (`~`). Default: os.homedir(). */
@@ -152,14 +159,19 @@ export function runtimeHostErrorStatus(error: unknown): number | null {
   return typeof status === "number" && Number.isInteger(status) && status >= 400 && status <= 599 ? status : null;
 }
 
-/** The status and message to send for an error, or undefined when it is an internal error (→ 500). */
-function clientFacing(error: FastifyError): { status: number; message: string } | undefined {
-  if (error instanceof HttpError) return { status: error.statusCode, message: error.message };
+/**
+ * The code and message to send for an error, or undefined when it is an internal error (→ 500). Statuses
+ * come only from the code table (domain/contract/error-codes.ts).
+ */
+function clientFacing(error: FastifyError): { code: ErrorCode; message: string } | undefined {
+  if (error instanceof HttpError) return { code: error.code, message: error.message };
   const hostStatus = runtimeHostErrorStatus(error);
-  if (hostStatus !== null) return { status: hostStatus, message: error.message };
-  if (error.validation) return { status: 400, message: error.message };
+  if (hostStatus !== null) return { code: errorCodeOfStatus(hostStatus), message: error.message };
+  if (error.code === "FST_ERR_CTP_INVALID_JSON_BODY" || error.code === "FST_ERR_CTP_EMPTY_JSON_BODY") {
+    return { code: "malformed_json", message: error.message };
+  }
   const status = error.statusCode;
-  if (typeof status === "number" && status >= 400 && status < 500) return { status, message: error.message };
+  if (typeof status === "number" && status >= 400 && status < 500) return { code: errorCodeOfStatus(status), message: error.message };
   return undefined;
 }
 
@@ -263,6 +275,8 @@ async function registerAll(
   );
   // Before any route: it applies to the routes added after it (JSON API responses; see compression.ts).
   await registerCompression(app);
+  // Before any route: request checking, the error envelope on every route, the OpenAPI document.
+  await registerContract(app, { version, checkResponses: options.checkResponses ?? process.env["LEYLINE_CHECK_RESPONSES"] === "1" });
 
   /** The answer for a request no route matched: 405 for a known path, the SPA shell, or 404. */
   const unmatched = (request: FastifyRequest, reply: FastifyReply): FastifyReply => {
@@ -270,15 +284,13 @@ async function registerAll(
     const pathname = request.url.split("?", 1)[0] ?? "";
     const known = routeMethods.lookup(pathname);
     if (known !== null && known.unsupported === 405) {
-      const body: ErrorBody = { error: "Method not allowed" };
-      return reply.code(405).header("allow", known.allow.join(", ")).send(body);
+      return sendError(reply.header("allow", known.allow.join(", ")), "method_not_allowed", "Method not allowed");
     }
     if (serveClient && (method === "GET" || method === "HEAD") && !isApiPath(request.url)) {
       // SPA fallback: client-side routes load the app shell.
       return reply.header("cache-control", "no-cache").sendFile("index.html");
     }
-    const body: ErrorBody = { error: "Not found" };
-    return reply.code(404).send(body);
+    return sendError(reply, "not_found", "Not found");
   };
   app.setNotFoundHandler(unmatched);
 
@@ -289,15 +301,13 @@ async function registerAll(
     const facing = clientFacing(error);
     if (facing === undefined) {
       request.log.error({ err: error }, "request failed");
-      const body: ErrorBody = { error: "Internal server error" };
-      return reply.code(500).send(body);
+      return sendError(reply, "internal", "Internal server error");
     }
-    const body: ErrorBody = { error: facing.message };
-    return reply.code(facing.status).send(body);
+    return sendError(reply, facing.code, facing.message);
   });
 
   // CORS preflight: 204 (spec). A disallowed origin was already answered 403 by the origin policy.
-  app.options("/*", (request, reply) => {
+  app.options("/*", { schema: { hide: true } }, (request, reply) => {
     const requested = request.headers["access-control-request-headers"];
     return reply
       .code(204)
@@ -337,6 +347,7 @@ async function registerAll(
   });
 
   if (webDistDir !== null) {
-    await app.register(fastifyStatic, { root: webDistDir, prefix: "/", wildcard: true });
+    // The built client is not part of the API document.
+    await app.register(fastifyStatic, { root: webDistDir, prefix: "/", wildcard: true, schemaHide: true });
   }
 }

@@ -36,7 +36,9 @@ import { isLiveStreamActive } from "../domain/live/live-stream.ts";
 import { CLOSE_SLOW_READER, DEFAULT_QUEUE_LIMIT_BYTES, encodeMessageHead, EventStream, SLOW_READER_REASON } from "./events/event-stream.ts";
 import { createSessionFocus, type SessionFocus } from "./events/session-focus.ts";
 import { createSessionListFeed, type SessionListFeed } from "./events/session-list-feed.ts";
-import type { ErrorBody } from "./http-error.ts";
+import { eventsSocket } from "../domain/contract/http-service.ts";
+import { typed } from "./contract.ts";
+import { sendError } from "./http-error.ts";
 import type { ReadSide } from "./read-side.ts";
 import { eventFocusOf, isFullFor, type EventFocus, type OpenRuntime, type RuntimeHostEvent, type RuntimeHostView } from "./runtime-host.ts";
 
@@ -309,19 +311,11 @@ export function createEventChannels(options: EventsRoutesOptions & { log: Fastif
 export const eventsRoutes: FastifyPluginAsync<EventsRoutesOptions> = async (app, options) => {
   const channels = createEventChannels({ ...options, log: app.log });
   app.addHook("onClose", async () => channels.close());
-  app.route<{ Querystring: { sessionId?: string; stream?: string; after?: string } }>({
+  typed(app).route({
     method: "GET",
     url: EVENTS_PATH,
-    schema: {
-      querystring: {
-        type: "object",
-        properties: { sessionId: { type: "string" }, stream: { type: "string" }, after: { type: "string" } },
-      },
-    },
-    handler: async (_request, reply) => {
-      const body: ErrorBody = { error: "This endpoint requires a WebSocket upgrade" };
-      return reply.code(426).header("upgrade", "websocket").send(body);
-    },
+    schema: eventsSocket.schema,
+    handler: async (_request, reply) => sendError(reply.header("upgrade", "websocket"), "upgrade_required", "This endpoint requires a WebSocket upgrade"),
     wsHandler: (socket, request) => channels.serve(socket, request.query, request.log),
   });
 };

@@ -12,6 +12,8 @@
  */
 import fs from "node:fs";
 import type { FastifyPluginAsync } from "fastify";
+import { exportSession } from "../domain/contract/http-sessions.ts";
+import { typed } from "./contract.ts";
 import type { ResearchState } from "../domain/research/research-types.ts";
 import { exportContentDisposition, exportDispositionType, exportFileNames } from "../projections/session-export/export-filename.ts";
 import { EXPORT_CSP, renderSessionExport, type SessionExportInput } from "../projections/session-export/session-export.ts";
@@ -31,10 +33,6 @@ export interface ExportRoutesOptions {
 }
 
 
-const querySchema = {
-  type: "object",
-  properties: { path: { type: "string" }, disposition: { type: "string" } },
-} as const;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -76,9 +74,9 @@ export const exportRoutes: FastifyPluginAsync<ExportRoutesOptions> = async (app,
     const { index, details } = await readSide.ready();
     if (given !== undefined && given.trim() !== "") {
       const file = resolveSessionPath(given);
-      if (!fs.existsSync(file)) throw new HttpError(404, SESSION_NOT_FOUND);
+      if (!fs.existsSync(file)) throw new HttpError("session_not_found", SESSION_NOT_FOUND);
       const detail = await loadSessionDetail(details, file);
-      if (detail === null || detail.session.id !== id) throw new HttpError(500, "Session path does not match id");
+      if (detail === null || detail.session.id !== id) throw new HttpError("session_path_mismatch", "Session path does not match id");
       return { session: detail.session, research: detail.session.research, entries: detail.entries };
     }
     const runtime = runtimeHost.openRuntimes().find((r) => r.sessionId === id);
@@ -90,12 +88,12 @@ export const exportRoutes: FastifyPluginAsync<ExportRoutesOptions> = async (app,
       }
     }
     if (runtime !== undefined) return unsavedExport(runtime);
-    throw new HttpError(404, SESSION_NOT_FOUND);
+    throw new HttpError("session_not_found", SESSION_NOT_FOUND);
   }
 
-  app.get<{ Params: { id: string }; Querystring: { path?: string; disposition?: string } }>(
-    "/api/pi/sessions/:id/export",
-    { schema: { querystring: querySchema, params: { type: "object", properties: { id: { type: "string" } } } } },
+  typed(app).get(
+    exportSession.url,
+    { schema: exportSession.schema },
     async (request, reply) => {
       const source = await exportSource(request.params.id, request.query.path);
       const html = renderSessionExport({ ...source, exportedAt: now().toISOString(), generator: `Leyline ${version}` });

@@ -13,6 +13,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { FastifyPluginAsync } from "fastify";
+import { listDirectory as listDirectoryRoute } from "../domain/contract/http-sessions.ts";
+import { typed } from "./contract.ts";
 import { HttpError } from "./http-error.ts";
 
 import type { DirectoryEntry, DirectoryListing } from "../domain/directory-listing.ts";
@@ -33,13 +35,13 @@ function needsCwd(value: string): boolean {
 /** Resolves the query to an absolute path; throws a 500 HttpError when it cannot. */
 export function resolveBrowsePath(value: string | undefined, cwd: string | undefined, home: string, processDir: string): string {
   const raw = value === undefined || value.trim() === "" ? "~/" : value.trim();
-  if (raw.includes("\0")) throw new HttpError(500, "Invalid path");
+  if (raw.includes("\0")) throw new HttpError("directory_unreadable", "Invalid path");
   if (raw === "~") return home;
   if (raw.startsWith("~/")) return path.resolve(home, raw.slice(2));
   if (needsCwd(raw)) {
     const base = cwd?.trim();
-    if (base === undefined || base === "") throw new HttpError(500, `A relative path needs cwd: ${raw}`);
-    if (base.includes("\0")) throw new HttpError(500, "Invalid cwd");
+    if (base === undefined || base === "") throw new HttpError("directory_unreadable", `A relative path needs cwd: ${raw}`);
+    if (base.includes("\0")) throw new HttpError("directory_unreadable", "Invalid cwd");
     const absoluteBase = base === "~" ? home : base.startsWith("~/") ? path.resolve(home, base.slice(2)) : path.resolve(processDir, base);
     return path.resolve(absoluteBase, raw);
   }
@@ -70,7 +72,7 @@ export async function listDirectory(dir: string, home: string): Promise<Director
   } catch (error) {
     const code = typeof error === "object" && error !== null && "code" in error ? String(error.code) : "";
     const reason = code === "ENOENT" ? "No such directory" : code === "ENOTDIR" ? "Not a directory" : code === "EACCES" ? "Permission denied" : "Cannot read directory";
-    throw new HttpError(500, `${reason}: ${dir}`);
+    throw new HttpError("directory_unreadable", `${reason}: ${dir}`);
   }
   const directories: DirectoryEntry[] = [];
   for (const dirent of dirents) {
@@ -92,17 +94,13 @@ export async function listDirectory(dir: string, home: string): Promise<Director
   };
 }
 
-const querySchema = {
-  type: "object",
-  properties: { path: { type: "string" }, cwd: { type: "string" } },
-} as const;
 
 export const fsRoutes: FastifyPluginAsync<FsRoutesOptions> = async (app, options) => {
   const home = options.home ?? os.homedir();
   const processDir = options.processDir ?? process.cwd();
-  app.get<{ Querystring: { path?: string; cwd?: string } }>(
-    "/api/pi/fs",
-    { schema: { querystring: querySchema } },
+  typed(app).get(
+    listDirectoryRoute.url,
+    { schema: listDirectoryRoute.schema },
     async (request) => {
       const dir = resolveBrowsePath(request.query.path, request.query.cwd, home, processDir);
       return listDirectory(dir, home);

@@ -8,6 +8,8 @@
  *   no file contents, no credentials.
  */
 import type { FastifyPluginAsync } from "fastify";
+import { diagnostics, health, live, ready } from "../domain/contract/http-service.ts";
+import { sendError } from "./http-error.ts";
 import type { ReadSide } from "./read-side.ts";
 import type { RuntimeHostView } from "./runtime-host.ts";
 
@@ -26,18 +28,18 @@ export interface HealthRoutesOptions {
 export const healthRoutes: FastifyPluginAsync<HealthRoutesOptions> = async (app, options) => {
   const { readSide, runtimeHost } = options;
 
-  app.get("/api/health", async () => ({ ok: true, activeWorkers: runtimeHost.activeWorkers() }));
+  app.get(health.url, { schema: health.schema }, async () => ({ ok: true, activeWorkers: runtimeHost.activeWorkers() }));
 
-  app.get("/internal/live", async () => ({ ok: true }));
+  app.get(live.url, { schema: live.schema }, async () => ({ ok: true }));
 
-  app.get("/internal/ready", async (_request, reply) => {
+  app.get(ready.url, { schema: ready.schema }, async (_request, reply) => {
     const phase = readSide.phase();
     if (phase === "ready") return { ready: true };
     const failure = readSide.failure();
-    return reply.code(503).send({ error: failure === null ? `Not ready: ${phase}` : `Start-up failed: ${failure}` });
+    return sendError(reply, "not_ready", failure === null ? `Not ready: ${phase}` : `Start-up failed: ${failure}`);
   });
 
-  app.get("/internal/diagnostics", async () => {
+  app.get(diagnostics.url, { schema: diagnostics.schema }, async () => {
     const services = readSide.current();
     const status = services?.index.status() ?? null;
     const memory = process.memoryUsage();

@@ -1,18 +1,30 @@
 /**
- * An error a route throws on purpose: the app's error handler sends `{ "error": message }` with `statusCode`.
- * Anything else that is thrown becomes a 500 whose details stay in the log (never in the response).
+ * An error a route throws on purpose: the app's error handler sends `{ "error": message }` with the status
+ * of its code (domain/contract/error-codes.ts). Anything else that is thrown becomes a 500 whose details
+ * stay in the log (never in the response).
  */
-export class HttpError extends Error {
-  readonly statusCode: number;
+import type { FastifyReply } from "fastify";
+import { ERROR_STATUS, type ErrorCode } from "../domain/contract/error-codes.ts";
+import type { ErrorBody } from "../domain/contract/schema-kit.ts";
 
-  constructor(statusCode: number, message: string) {
+export type { ErrorBody };
+
+export class HttpError extends Error {
+  /** Fastify reads `code` and `statusCode` of errors; request validation errors are HttpErrors too. */
+  readonly code: ErrorCode;
+  /** Always `ERROR_STATUS[code]` (a plain field: Fastify assigns it on validation errors). */
+  statusCode: number;
+
+  constructor(code: ErrorCode, message: string) {
     super(message);
     this.name = "HttpError";
-    this.statusCode = statusCode;
+    this.code = code;
+    this.statusCode = ERROR_STATUS[code];
   }
 }
 
-/** The error envelope every failing route answers with (spec: "Most errors have this envelope"). */
-export interface ErrorBody {
-  error: string;
+/** Answers an error the route decides itself (not thrown): the envelope with the status of `code`. */
+export function sendError(reply: FastifyReply, code: ErrorCode, message: string): FastifyReply {
+  const body: ErrorBody = { error: message };
+  return reply.code(ERROR_STATUS[code]).send(body);
 }

@@ -3,6 +3,7 @@
  * information"). The client rejects a backend whose `name` or `apiVersion` differs from what it expects.
  */
 import type { FastifyPluginAsync } from "fastify";
+import { backendInfo as contract } from "../domain/contract/http-service.ts";
 
 /**
  * The one place that says which optional features this backend serves. Each flag flips to `true` in the
@@ -46,30 +47,11 @@ export interface InfoRoutesOptions {
   version: string;
 }
 
-const capabilityNames = Object.keys(CAPABILITIES) as CapabilityName[];
-
-const infoResponseSchema = {
-  type: "object",
-  required: ["name", "version", "apiVersion", "capabilities"],
-  additionalProperties: false,
-  properties: {
-    name: { type: "string" },
-    version: { type: "string" },
-    apiVersion: { type: "integer" },
-    capabilities: {
-      type: "object",
-      required: capabilityNames,
-      additionalProperties: false,
-      properties: Object.fromEntries(capabilityNames.map((name) => [name, { type: "boolean" }])),
-    },
-  },
-} as const;
-
 export function backendInfo(version: string): BackendInfo {
   return { name: BACKEND_NAME, version, apiVersion: API_VERSION, capabilities: { ...CAPABILITIES } };
 }
 
 export const infoRoutes: FastifyPluginAsync<InfoRoutesOptions> = async (app, options) => {
   const info = backendInfo(options.version);
-  app.get("/api/pi/info", { schema: { response: { 200: infoResponseSchema } } }, async () => info);
+  app.get(contract.url, { schema: contract.schema }, async () => info);
 };

@@ -71,3 +71,10 @@ export function trackRouteMethods(app: FastifyInstance): RouteMethods {
     },
   };
 }
+
+declare module "fastify" {
+  interface FastifyContextConfig {
+    /** See RouteMethodsConfig. */
+    unsupportedMethod?: 404 | 405;
+  }
+}

@@ -22,13 +22,20 @@
  * the route answers the current snapshot.
  */
 import type { FastifyPluginAsync, FastifyRequest } from "fastify";
+import {
+  answerConfirmation,
+  legacyActionRoute,
+  RUNTIME_ACTIONS,
+  scopedActionRoute,
+  type RuntimeActionName,
+} from "../domain/contract/http-runtime-actions.ts";
+import { typed } from "./contract.ts";
 import type { RuntimeHandle } from "../adapters/runtime-host/runtime-handle.ts";
 import type { RuntimeHost } from "../adapters/runtime-host/runtime-host.ts";
 import { PROMPT_BODY_ACTIONS, PROMPT_BODY_LIMIT_BYTES } from "./body-limits.ts";
-import { HttpError } from "./http-error.ts";
 import type { ReadSide } from "./read-side.ts";
 import type { RouteMethodsConfig } from "./route-methods.ts";
-import { bodyObject, detailOf, openSession } from "./runtime-sessions.ts";
+import { detailOf, openSession } from "./runtime-sessions.ts";
 
 export interface RuntimeActionsRoutesOptions {
   readonly readSide: ReadSide;
@@ -46,10 +53,9 @@ export { ULTRAFAST_UNAVAILABLE_MESSAGE as ULTRAFAST_UNAVAILABLE } from "../domai
 export { ULTRAFAST_COMMAND_MISSING } from "../adapters/runtime-host/runtime-handle.ts";
 
 
+/** The entry id of a fork or reset body (the route's schema made it a non-empty string). */
 function entryIdOf(body: Record<string, unknown>): string {
-  const entryId = body["entryId"];
-  if (typeof entryId !== "string" || entryId === "") throw new HttpError(400, "entryId must be a non-empty string");
-  return entryId;
+  return String(body["entryId"]);
 }
 
 export const runtimeActionsRoutes: FastifyPluginAsync<RuntimeActionsRoutesOptions> = async (app, options) => {
@@ -90,34 +96,33 @@ export const runtimeActionsRoutes: FastifyPluginAsync<RuntimeActionsRoutesOption
     },
   };
 
-  const scoped = (action: Action) => async (request: ActionRequest) => {
-    const body = bodyObject(request.body);
-    const handle = await openSession(services, request.params["id"] ?? "");
-    return action(handle, body, request);
-  };
-  const legacy = (action: Action) => async (request: ActionRequest) => {
-    const body = bodyObject(request.body);
-    return action(host.active(), body, request);
-  };
+  // The contract says which paths each action has; the handlers here must say the same.
+  for (const [name, { routes }] of Object.entries(RUNTIME_ACTIONS)) {
+    const here = name in shared ? "both" : name in scopedOnly ? "scoped" : name in legacyOnly ? "legacy" : "none";
+    if (here !== routes) throw new Error(`Runtime action ${name}: the contract says ${routes}, the routes have ${here}`);
+  }
 
-  const idParams = { type: "object", required: ["id"], properties: { id: { type: "string", minLength: 1 } } } as const;
+  // The schemas (domain/contract/http-runtime-actions.ts) checked the body: a missing one is `{}`.
+  const scoped = (action: Action) => async (request: ActionRequest) => {
+    const handle = await openSession(services, request.params["id"] ?? "");
+    return action(handle, request.body as Record<string, unknown>, request);
+  };
+  const legacy = (action: Action) => async (request: ActionRequest) => action(host.active(), request.body as Record<string, unknown>, request);
+
   // Bodies that may carry images get pi's image limits (body-limits.ts); the others keep Fastify's 1 MiB.
   const bodyLimitOf = (name: string): { bodyLimit?: number } => (PROMPT_BODY_ACTIONS.has(name) ? { bodyLimit: PROMPT_BODY_LIMIT_BYTES } : {});
   for (const [name, action] of Object.entries({ ...shared, ...scopedOnly })) {
-    app.post(`/api/pi/sessions/:id/${name}`, { config: ACTION_CONFIG, schema: { params: idParams }, ...bodyLimitOf(name) }, scoped(action));
+    const contract = scopedActionRoute(name as RuntimeActionName);
+    app.post(contract.url, { config: ACTION_CONFIG, schema: contract.schema, ...bodyLimitOf(name) }, scoped(action));
   }
   for (const [name, action] of Object.entries({ ...shared, ...legacyOnly })) {
-    app.post(`/api/pi/${name}`, { config: ACTION_CONFIG, ...bodyLimitOf(name) }, legacy(action));
+    const contract = legacyActionRoute(name as RuntimeActionName);
+    app.post(contract.url, { config: ACTION_CONFIG, schema: contract.schema, ...bodyLimitOf(name) }, legacy(action));
   }
 
-  app.post<{ Params: { id: string; requestId: string }; Body: unknown }>(
-    "/api/pi/sessions/:id/extension-confirmations/:requestId",
-    { config: ACTION_CONFIG },
-    async (request) => {
-      const body = bodyObject(request.body);
-      const handle = await openSession(services, request.params.id);
-      await handle.confirm(request.params.requestId, body["confirmed"]);
-      return { ok: true };
-    },
-  );
+  typed(app).post(answerConfirmation.url, { config: ACTION_CONFIG, schema: answerConfirmation.schema }, async (request) => {
+    const handle = await openSession(services, request.params.id);
+    await handle.confirm(request.params.requestId, request.body.confirmed);
+    return { ok: true as const };
+  });
 };

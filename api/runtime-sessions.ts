@@ -29,8 +29,8 @@ export async function closeIdleRuntime(host: RuntimeHost, id: string, action: st
   const handle = host.get(id);
   if (handle === undefined) return;
   const { state } = handle.active();
-  if (state.isStreaming || handle.busy()) throw new HttpError(500, `Cannot ${action} while the session is streaming`);
-  if (state.isCompacting) throw new HttpError(500, `Cannot ${action} while the session is compacting`);
+  if (state.isStreaming || handle.busy()) throw new HttpError("action_blocked", `Cannot ${action} while the session is streaming`);
+  if (state.isCompacting) throw new HttpError("action_blocked", `Cannot ${action} while the session is compacting`);
   await host.close(id);
 }
 
@@ -52,10 +52,10 @@ export async function openSession(services: RuntimeRouteServices, id: string): P
     // Its file was removed behind the runtime's back: close it (pi would append to a new, headerless file).
     if (!open.fileDeleted()) return open;
     await services.host.close(id);
-    throw new HttpError(404, SESSION_NOT_FOUND);
+    throw new HttpError("session_not_found", SESSION_NOT_FOUND);
   }
   const file = await persistedFileOf(services.readSide, id);
-  if (file === null || !fs.existsSync(file)) throw new HttpError(404, SESSION_NOT_FOUND);
+  if (file === null || !fs.existsSync(file)) throw new HttpError("session_not_found", SESSION_NOT_FOUND);
   return openSessionFile(services.host, file);
 }
 
@@ -68,7 +68,7 @@ export async function openSessionFile(host: RuntimeHost, file: string): Promise<
     // Not a readable session header: the runtime's own open reports it, as before.
   }
   const readOnly = cwd === null ? null : readOnlyOf(cwd, fs.existsSync);
-  if (readOnly !== null) throw new HttpError(409, readOnly.message);
+  if (readOnly !== null) throw new HttpError("conflict", readOnly.message);
   return host.open({ sessionFile: file });
 }
 
@@ -118,6 +118,6 @@ export async function detailOf(readSide: ReadSide, handle: RuntimeHandle): Promi
 /** A JSON object body; a missing body is `{}`; anything else → 400. */
 export function bodyObject(body: unknown): Record<string, unknown> {
   if (body === undefined || body === null) return {};
-  if (typeof body !== "object" || Array.isArray(body)) throw new HttpError(400, "Request body must be a JSON object");
+  if (typeof body !== "object" || Array.isArray(body)) throw new HttpError("invalid_request", "Request body must be a JSON object");
   return body as Record<string, unknown>;
 }

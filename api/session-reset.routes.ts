@@ -6,7 +6,7 @@
  *   runtime). Every entry after the chosen one in file order counts, other branches included, exactly as
  *   the rewrite cuts. Unknown session or entry → 404, missing entryId → 400, an entry off the active
  *   branch → 400 (the reset refuses it too).
- * - POST /api/pi/sessions/:id/reset-undo `{ trashPath }` → `{ ok: true, detail, trashed: { path } }`: puts a
+ * - POST /api/pi/sessions/:id/reset-undo `{ trashPath }` → `{ ok: true as const, detail, trashed: { path } }`: puts a
  *   reset copy from `<agentDir>/leyline-trash` back. The copy must be one Leyline made (`.reset-` or `.undo-`
  *   name, directly in the trash) of this session (header id) → else 400, missing → 404. The session's
  *   runtime is closed first (a streaming or compacting one → 500, as DELETE), the current file is copied to
@@ -15,12 +15,14 @@
  */
 import fs from "node:fs";
 import type { FastifyPluginAsync } from "fastify";
+import { resetPreview, resetUndo } from "../domain/contract/http-sessions.ts";
+import { typed } from "./contract.ts";
 import type { RuntimeHost } from "../adapters/runtime-host/runtime-host.ts";
 import { readResetCopy, resetPreviewOfFile, restoreResetCopy } from "../adapters/runtime-host/session-reset.ts";
 import type { ResetPreview, ResetUndoResponse } from "../domain/reset-preview.ts";
 import { HttpError } from "./http-error.ts";
 import type { ReadSide } from "./read-side.ts";
-import { bodyObject, closeIdleRuntime, persistedFileOf, SESSION_NOT_FOUND } from "./runtime-sessions.ts";
+import { closeIdleRuntime, persistedFileOf, SESSION_NOT_FOUND } from "./runtime-sessions.ts";
 import { loadSessionDetail } from "./sessions.routes.ts";
 
 export interface SessionResetRoutesOptions {
@@ -28,8 +30,6 @@ export interface SessionResetRoutesOptions {
   readonly host: RuntimeHost;
 }
 
-const idParams = { type: "object", required: ["id"], properties: { id: { type: "string", minLength: 1 } } } as const;
-const previewQuery = { type: "object", properties: { entryId: { type: "string" } } } as const;
 
 export const sessionResetRoutes: FastifyPluginAsync<SessionResetRoutesOptions> = async (app, options) => {
   const { readSide, host } = options;
@@ -37,24 +37,23 @@ export const sessionResetRoutes: FastifyPluginAsync<SessionResetRoutesOptions> =
   /** The session's file: its open runtime's, else the indexed one; 404 when neither exists on disk. */
   const fileOf = async (id: string): Promise<string> => {
     const file = host.get(id)?.sessionFile ?? (await persistedFileOf(readSide, id));
-    if (file === null || !fs.existsSync(file)) throw new HttpError(404, SESSION_NOT_FOUND);
+    if (file === null || !fs.existsSync(file)) throw new HttpError("session_not_found", SESSION_NOT_FOUND);
     return file;
   };
 
-  app.get<{ Params: { id: string }; Querystring: { entryId?: string } }>(
-    "/api/pi/sessions/:id/reset-preview",
-    { schema: { params: idParams, querystring: previewQuery } },
+  const api = typed(app);
+
+  api.get(
+    resetPreview.url,
+    { schema: resetPreview.schema },
     async (request): Promise<ResetPreview> => {
-      const entryId = request.query.entryId;
-      if (entryId === undefined || entryId === "") throw new HttpError(400, "entryId is required");
-      return resetPreviewOfFile(await fileOf(request.params.id), entryId);
+      return resetPreviewOfFile(await fileOf(request.params.id), request.query.entryId);
     },
   );
 
-  app.post<{ Params: { id: string }; Body: unknown }>("/api/pi/sessions/:id/reset-undo", { schema: { params: idParams } }, async (request): Promise<ResetUndoResponse> => {
+  api.post(resetUndo.url, { schema: resetUndo.schema }, async (request): Promise<ResetUndoResponse> => {
     const { id } = request.params;
-    const trashPath = bodyObject(request.body)["trashPath"];
-    if (typeof trashPath !== "string" || trashPath.trim() === "") throw new HttpError(400, "trashPath must be a non-empty string");
+    const { trashPath } = request.body;
     const file = await fileOf(id);
     // Checked before the runtime is closed: a wrong copy changes nothing.
     const copy = readResetCopy(id, trashPath, host.trashDir);
@@ -63,7 +62,7 @@ export const sessionResetRoutes: FastifyPluginAsync<SessionResetRoutesOptions> =
     const { index, details } = await readSide.ready();
     await index.touch([file]);
     const detail = await loadSessionDetail(details, file);
-    if (detail === null) throw new HttpError(500, "The restored session file cannot be read");
-    return { ok: true, detail, trashed: { path: trashed } };
+    if (detail === null) throw new HttpError("runtime_failed", "The restored session file cannot be read");
+    return { ok: true as const, detail, trashed: { path: trashed } };
   });
 };

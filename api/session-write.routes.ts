@@ -20,13 +20,15 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { FastifyPluginAsync } from "fastify";
+import { createSession, deleteSession, renameSession, runtimeState, selectSession } from "../domain/contract/http-sessions.ts";
+import { typed } from "./contract.ts";
 import type { RuntimeHandle } from "../adapters/runtime-host/runtime-handle.ts";
 import type { RuntimeHost } from "../adapters/runtime-host/runtime-host.ts";
 import { expandHome } from "../adapters/sqlite/data-dir.ts";
 import { HttpError } from "./http-error.ts";
 import type { ReadSide } from "./read-side.ts";
 import type { RuntimePreviewer } from "./runtime-preview.ts";
-import { bodyObject, closeIdleRuntime, detailOf, openSession, openSessionFile, SESSION_NOT_FOUND } from "./runtime-sessions.ts";
+import { closeIdleRuntime, detailOf, openSession, openSessionFile, SESSION_NOT_FOUND } from "./runtime-sessions.ts";
 import { resolveSessionPath } from "./sessions.routes.ts";
 
 export interface SessionWriteRoutesOptions {
@@ -35,20 +37,6 @@ export interface SessionWriteRoutesOptions {
   readonly previewer: RuntimePreviewer;
 }
 
-const idParams = { type: "object", required: ["id"], properties: { id: { type: "string", minLength: 1 } } } as const;
-
-/** Optional string fields of a body (Fastify's schema coercion would turn 5 into "5", so checked here). */
-function optionalString(body: Record<string, unknown>, key: string): string | undefined {
-  const value = body[key];
-  if (value === undefined) return undefined;
-  if (typeof value !== "string") throw new HttpError(400, `${key} must be a string`);
-  return value;
-}
-
-const stateQuerySchema = {
-  type: "object",
-  properties: { cwd: { type: "string" }, refresh: { type: "string" } },
-} as const;
 
 /** A folder given by the client: `~` expanded, relative paths from the server's directory. */
 export function resolveFolder(value: string): string {
@@ -96,69 +84,65 @@ export const sessionWriteRoutes: FastifyPluginAsync<SessionWriteRoutesOptions> =
   const { readSide, host, previewer } = options;
   const services = { readSide, host };
 
-  app.post<{ Body: unknown }>("/api/pi/sessions", async (request) => {
-    const body = bodyObject(request.body);
-    const given = optionalString(body, "cwd");
-    if (given === undefined || given.trim() === "") throw new HttpError(400, "cwd must be a non-empty string");
-    const kind = optionalString(body, "kind");
-    if (kind !== undefined && kind !== "session" && kind !== "research") throw new HttpError(400, "kind must be session or research");
-    const cwd = resolveFolder(given);
+  const api = typed(app);
+
+  api.post(createSession.url, { schema: createSession.schema }, async (request) => {
+    const { kind } = request.body;
+    const cwd = resolveFolder(request.body.cwd);
     try {
       fs.mkdirSync(cwd, { recursive: true });
     } catch (error) {
-      throw new HttpError(500, `Cannot create ${cwd}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+      throw new HttpError("runtime_failed", `Cannot create ${cwd}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
     }
-    if (!fs.statSync(cwd).isDirectory()) throw new HttpError(400, `Not a directory: ${cwd}`);
+    if (!fs.statSync(cwd).isDirectory()) throw new HttpError("invalid_request", `Not a directory: ${cwd}`);
     const handle = await host.open({ new: { cwd, ...(kind !== undefined ? { kind } : {}) } }, { select: true });
     return { active: handle.active(), detail: await detailOf(readSide, handle) };
   });
 
-  app.patch<{ Params: { id: string }; Body: unknown }>("/api/pi/sessions/:id", { schema: { params: idParams } }, async (request) => {
-    const body = bodyObject(request.body);
+  api.patch(renameSession.url, { schema: renameSession.schema }, async (request) => {
     const handle = await openSession(services, request.params.id);
-    await handle.rename(body["name"]);
+    await handle.rename(request.body.name);
     const detail = await detailOf(readSide, handle);
-    return { ok: true, detail, session: detail.session };
+    return { ok: true as const, detail, session: detail.session };
   });
 
-  app.delete<{ Params: { id: string } }>("/api/pi/sessions/:id", { schema: { params: idParams } }, async (request) => {
+  api.delete(deleteSession.url, { schema: deleteSession.schema }, async (request) => {
     const { id } = request.params;
     const handle = host.get(id);
     const { index } = await readSide.ready();
     const persisted = index.list().find((summary) => summary.id === id);
-    if (handle === undefined && persisted === undefined) throw new HttpError(404, SESSION_NOT_FOUND);
+    if (handle === undefined && persisted === undefined) throw new HttpError("session_not_found", SESSION_NOT_FOUND);
     const file = handle?.sessionFile ?? persisted?.path ?? null;
     await closeIdleRuntime(host, id, "delete a session");
-    if (file === null || !fs.existsSync(file)) return { ok: true, trashed: { path: null } };
+    if (file === null || !fs.existsSync(file)) return { ok: true as const, trashed: { path: null } };
     const trashed = moveToTrash(file, host.trashDir);
     await index.touch([file]);
-    return { ok: true, trashed: { path: trashed } };
+    return { ok: true as const, trashed: { path: trashed } };
   });
 
-  app.post<{ Body: unknown }>("/api/pi/active-session", async (request) => {
-    const raw = bodyObject(request.body);
-    const body = { id: optionalString(raw, "id"), path: optionalString(raw, "path"), cwd: optionalString(raw, "cwd") };
+  api.post(selectSession.url, { schema: selectSession.schema }, async (request) => {
+    const body = request.body;
     let handle: RuntimeHandle;
-    if (body.id !== undefined && body.id !== "") {
+    if (typeof body.id === "string" && body.id !== "") {
       handle = await openSession(services, body.id);
-    } else if (body.path !== undefined && body.path.trim() !== "") {
+    } else if (typeof body.path === "string" && body.path.trim() !== "") {
       const file = resolveSessionPath(body.path);
-      if (!fs.existsSync(file)) throw new HttpError(404, SESSION_NOT_FOUND);
+      if (!fs.existsSync(file)) throw new HttpError("session_not_found", SESSION_NOT_FOUND);
       handle = await openSessionFile(host, file);
-    } else if (body.cwd !== undefined && body.cwd.trim() !== "") {
+    } else if (typeof body.cwd === "string" && body.cwd.trim() !== "") {
       const found = await newestIn(readSide, host, resolveFolder(body.cwd));
-      if (found === null) throw new HttpError(404, SESSION_NOT_FOUND);
+      if (found === null) throw new HttpError("session_not_found", SESSION_NOT_FOUND);
       handle = found.handle ?? (await openSessionFile(host, found.file ?? ""));
     } else {
-      throw new HttpError(400, "One of id, path or cwd is required");
+      throw new HttpError("invalid_request", "One of id, path or cwd is required");
     }
     host.select(handle.sessionId);
     return { active: handle.active() };
   });
 
-  app.get<{ Querystring: { cwd?: string; refresh?: string } }>(
-    "/api/pi/state",
-    { schema: { querystring: stateQuerySchema } },
+  api.get(
+    runtimeState.url,
+    { schema: runtimeState.schema },
     async (request) => {
       const refresh = request.query.refresh === "1" || request.query.refresh === "true";
       const selectedId = host.activeSessionId;
@@ -166,7 +150,7 @@ export const sessionWriteRoutes: FastifyPluginAsync<SessionWriteRoutesOptions> =
       const given = request.query.cwd;
       const cwd = given !== undefined && given.trim() !== "" ? resolveFolder(given) : (selected?.cwd ?? process.cwd());
       if (!refresh && selected !== undefined && path.resolve(selected.cwd) === cwd) return { active: selected.active() };
-      if (!fs.existsSync(cwd) || !fs.statSync(cwd).isDirectory()) throw new HttpError(400, `Not a directory: ${cwd}`);
+      if (!fs.existsSync(cwd) || !fs.statSync(cwd).isDirectory()) throw new HttpError("invalid_request", `Not a directory: ${cwd}`);
       return { active: await previewer.preview(cwd, { refresh }) };
     },
   );

@@ -13,6 +13,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { FastifyPluginAsync, FastifyReply } from "fastify";
+import { listSessions, sessionByPath, sessionDetail } from "../domain/contract/http-sessions.ts";
+import { typed } from "./contract.ts";
 import type { SessionDetail } from "../domain/session-detail.ts";
 import type { SessionSummary } from "../domain/session-summary.ts";
 import type { DetailBody, SessionDetailFeeds } from "../adapters/sessions/session-detail-feeds.ts";
@@ -73,54 +75,52 @@ function sendDetail(reply: FastifyReply, body: DetailBody): FastifyReply {
   return reply.type("application/json; charset=utf-8").send(body.json);
 }
 
-const pathQuerySchema = {
-  type: "object",
-  properties: { path: { type: "string" } },
-} as const;
 
 
 export const sessionsRoutes: FastifyPluginAsync<SessionsRoutesOptions> = async (app, options) => {
   const { readSide, runtimeHost } = options;
 
-  app.get("/api/pi/sessions", async () => {
+  const api = typed(app);
+
+  api.get(listSessions.url, { schema: listSessions.schema }, async () => {
     const { index } = await readSide.ready();
     return { sessions: sessionList(index.list(), runtimeHost) };
   });
 
-  app.get<{ Querystring: { path?: string } }>(
-    "/api/pi/sessions/by-path",
-    { schema: { querystring: pathQuerySchema } },
+  api.get(
+    sessionByPath.url,
+    { schema: sessionByPath.schema },
     async (request, reply) => {
       const value = request.query.path;
-      if (value === undefined || value.trim() === "") throw new HttpError(400, "Missing query parameter: path");
+      if (value === undefined || value.trim() === "") throw new HttpError("invalid_request", "Missing query parameter: path");
       const { details } = await readSide.ready();
       const body = await detailBodyOf(details, resolveSessionPath(value));
-      if (body === null) throw new HttpError(404, SESSION_NOT_FOUND);
+      if (body === null) throw new HttpError("session_not_found", SESSION_NOT_FOUND);
       return sendDetail(reply, body);
     },
   );
 
-  app.get<{ Params: { id: string }; Querystring: { path?: string } }>(
-    "/api/pi/sessions/:id",
-    { schema: { querystring: pathQuerySchema, params: { type: "object", properties: { id: { type: "string" } } } } },
+  api.get(
+    sessionDetail.url,
+    { schema: sessionDetail.schema },
     async (request, reply) => {
       const { id } = request.params;
       const { index, details } = await readSide.ready();
       const given = request.query.path;
       if (given !== undefined && given.trim() !== "") {
         const file = resolveSessionPath(given);
-        if (!fs.existsSync(file)) throw new HttpError(404, SESSION_NOT_FOUND);
+        if (!fs.existsSync(file)) throw new HttpError("session_not_found", SESSION_NOT_FOUND);
         const body = await detailBodyOf(details, file);
         // Spec: an id and path mismatch is a 500 (a file that is no session cannot match either).
-        if (body === null || body.sessionId !== id) throw new HttpError(500, "Session path does not match id");
+        if (body === null || body.sessionId !== id) throw new HttpError("session_path_mismatch", "Session path does not match id");
         return sendDetail(reply, body);
       }
       const runtime = runtimeHost.openRuntimes().find((r) => r.sessionId === id && r.sessionFile !== null);
       const summary = index.list().find((s) => s.id === id);
       const file = summary?.path ?? runtime?.sessionFile ?? null;
-      if (file === null) throw new HttpError(404, SESSION_NOT_FOUND);
+      if (file === null) throw new HttpError("session_not_found", SESSION_NOT_FOUND);
       const body = await detailBodyOf(details, file);
-      if (body === null || body.sessionId !== id) throw new HttpError(404, SESSION_NOT_FOUND);
+      if (body === null || body.sessionId !== id) throw new HttpError("session_not_found", SESSION_NOT_FOUND);
       return sendDetail(reply, body);
     },
   );

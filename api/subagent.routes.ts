@@ -19,6 +19,7 @@
  * child is interrupted and closed.
  */
 import type { FastifyPluginAsync } from "fastify";
+import { runSubagent as runSubagentRoute } from "../domain/contract/http-subagents.ts";
 import { errorText } from "../adapters/runtime-host/runtime-host-error.ts";
 import { resolveSubagentSettings } from "../adapters/subagents/subagent-settings.ts";
 import type { RuntimeHost } from "../adapters/runtime-host/runtime-host.ts";
@@ -45,20 +46,20 @@ export const SUBAGENT_THINKING_LEVELS = [...THINKING_LEVELS, "max"] as const;
 function optionalString(body: Record<string, unknown>, key: string): string | undefined {
   const value = body[key];
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== "string") throw new HttpError(400, `${key} must be a string`);
+  if (typeof value !== "string") throw new HttpError("invalid_request", `${key} must be a string`);
   return value === "" ? undefined : value;
 }
 
 function requiredString(body: Record<string, unknown>, key: string): string {
   const value = body[key];
-  if (typeof value !== "string" || value.trim() === "") throw new HttpError(400, `${key} must be a non-empty string`);
+  if (typeof value !== "string" || value.trim() === "") throw new HttpError("invalid_request", `${key} must be a non-empty string`);
   return value;
 }
 
 function optionalStringArray(body: Record<string, unknown>, key: string): string[] | undefined {
   const value = body[key];
   if (value === undefined || value === null) return undefined;
-  if (!Array.isArray(value) || value.some((item) => typeof item !== "string")) throw new HttpError(400, `${key} must be an array of strings`);
+  if (!Array.isArray(value) || value.some((item) => typeof item !== "string")) throw new HttpError("invalid_request", `${key} must be an array of strings`);
   return value as string[];
 }
 
@@ -66,20 +67,20 @@ function modelOf(value: unknown): SubagentModelRef | undefined {
   if (value === undefined || value === null || value === "") return undefined;
   if (typeof value === "string") {
     const ref = parseModelRef(value.trim());
-    if (ref === null) throw new HttpError(400, 'model must be "provider/id" or { provider, id }');
+    if (ref === null) throw new HttpError("invalid_request", 'model must be "provider/id" or { provider, id }');
     return ref;
   }
   if (typeof value === "object" && !Array.isArray(value)) {
     const { provider, id } = value as { provider?: unknown; id?: unknown };
     if (typeof provider === "string" && provider !== "" && typeof id === "string" && id !== "") return { provider, id };
   }
-  throw new HttpError(400, 'model must be "provider/id" or { provider, id }');
+  throw new HttpError("invalid_request", 'model must be "provider/id" or { provider, id }');
 }
 
 function thinkingLevelOf(value: unknown): ThinkingLevelName | undefined {
   if (value === undefined || value === null || value === "") return undefined;
   if (typeof value !== "string" || !(SUBAGENT_THINKING_LEVELS as readonly string[]).includes(value)) {
-    throw new HttpError(400, `thinkingLevel must be one of ${SUBAGENT_THINKING_LEVELS.join(", ")}`);
+    throw new HttpError("invalid_request", `thinkingLevel must be one of ${SUBAGENT_THINKING_LEVELS.join(", ")}`);
   }
   return value === "max" ? "xhigh" : (value as ThinkingLevelName);
 }
@@ -91,9 +92,9 @@ export function parseSubagentBody(raw: unknown): SubagentRequest {
   const cwd = requiredString(body, "cwd");
   const tools = optionalStringArray(body, "tools");
   const excludeTools = optionalStringArray(body, "excludeTools");
-  if (tools !== undefined && excludeTools !== undefined) throw new HttpError(400, "tools and excludeTools cannot be combined");
+  if (tools !== undefined && excludeTools !== undefined) throw new HttpError("invalid_request", "tools and excludeTools cannot be combined");
   const readOnlyBash = body["readOnlyBash"];
-  if (readOnlyBash !== undefined && readOnlyBash !== null && typeof readOnlyBash !== "boolean") throw new HttpError(400, "readOnlyBash must be a boolean");
+  if (readOnlyBash !== undefined && readOnlyBash !== null && typeof readOnlyBash !== "boolean") throw new HttpError("invalid_request", "readOnlyBash must be a boolean");
   const model = modelOf(body["model"]);
   const thinkingLevel = thinkingLevelOf(body["thinkingLevel"]);
   const optional = {
@@ -133,7 +134,7 @@ export const subagentRoutes: FastifyPluginAsync<SubagentRoutesOptions> = async (
   };
 
   // A task may carry a chain's previous output: the prompt routes' limit (body-limits.ts), not Fastify's 1 MiB.
-  app.post("/api/pi/subagent", { bodyLimit: PROMPT_BODY_LIMIT_BYTES }, async (request, reply) => {
+  app.post(runSubagentRoute.url, { schema: runSubagentRoute.schema, bodyLimit: PROMPT_BODY_LIMIT_BYTES }, async (request, reply) => {
     const parsed = parseSubagentBody(request.body);
     // The request stream closes as soon as its body was read; the response closes early only when the
     // connection goes away before the answer.
@@ -149,8 +150,8 @@ export const subagentRoutes: FastifyPluginAsync<SubagentRoutesOptions> = async (
         resolveModel,
       });
     } catch (error) {
-      if (host.stopping) throw new HttpError(503, SUBAGENT_STOPPING_ERROR);
-      throw new HttpError(500, errorText(error));
+      if (host.stopping) throw new HttpError("capacity_reached", SUBAGENT_STOPPING_ERROR);
+      throw new HttpError("runtime_failed", errorText(error));
     } finally {
       reply.raw.off("close", onClose);
     }

@@ -14,6 +14,7 @@
  * key (`builtin:researcher`). Agent keys are URL-encoded path segments (up to the router's maxParamLength).
  */
 import type { FastifyPluginAsync } from "fastify";
+import { clearSubagentModel, listSubagents, resolveSubagent, setSubagentModel } from "../domain/contract/http-subagents.ts";
 import { SUBAGENT_SCOPES, type SubagentScope } from "../domain/subagent/subagent-types.ts";
 import {
   lookupSubagents,
@@ -41,35 +42,24 @@ export const SUBAGENT_NOT_FOUND = "Subagent not found";
 function optionalString(body: Record<string, unknown>, key: string): string | undefined {
   const value = body[key];
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== "string") throw new HttpError(400, `${key} must be a string`);
+  if (typeof value !== "string") throw new HttpError("invalid_request", `${key} must be a string`);
   return value;
 }
 
 function requiredString(body: Record<string, unknown>, key: string): string {
   const value = optionalString(body, key);
-  if (value === undefined || value.trim() === "") throw new HttpError(400, `${key} must be a non-empty string`);
+  if (value === undefined || value.trim() === "") throw new HttpError("invalid_request", `${key} must be a non-empty string`);
   return value.trim();
 }
 
 function scopeOf(body: Record<string, unknown>, sessionPath: string | undefined): SubagentScope {
   const scope = body["scope"];
-  if (!SUBAGENT_SCOPES.some((s) => s === scope)) throw new HttpError(400, "scope must be global, project or session");
+  if (!SUBAGENT_SCOPES.some((s) => s === scope)) throw new HttpError("invalid_request", "scope must be global, project or session");
   if (scope === "session" && (sessionPath === undefined || sessionPath.trim() === "")) {
-    throw new HttpError(400, "sessionPath is required for the session scope");
+    throw new HttpError("invalid_request", "sessionPath is required for the session scope");
   }
   return scope as SubagentScope;
 }
-
-const viewQuerySchema = {
-  type: "object",
-  properties: { cwd: { type: "string" }, sessionPath: { type: "string" } },
-} as const;
-
-const agentKeyParams = {
-  type: "object",
-  required: ["agentKey"],
-  properties: { agentKey: { type: "string", minLength: 1 } },
-} as const;
 
 export const subagentsRoutes: FastifyPluginAsync<SubagentsRoutesOptions> = async (app, options) => {
   const { readSide, runtimeHost, agentDir } = options;
@@ -88,11 +78,11 @@ export const subagentsRoutes: FastifyPluginAsync<SubagentsRoutesOptions> = async
   const database = async () => (await readSide.ready()).database.db;
 
   app.get<{ Querystring: { cwd?: string; sessionPath?: string } }>(
-    "/api/pi/subagents",
-    { schema: { querystring: viewQuerySchema } },
+    listSubagents.url,
+    { schema: listSubagents.schema },
     async (request) => {
       const { cwd, sessionPath } = request.query;
-      if (cwd === undefined || cwd.trim() === "") throw new HttpError(400, "Missing query parameter: cwd");
+      if (cwd === undefined || cwd.trim() === "") throw new HttpError("invalid_request", "Missing query parameter: cwd");
       const db = await database();
       return subagentsView(db, lookupSubagents(lookupInput(cwd, sessionPath)));
     },
@@ -107,15 +97,15 @@ export const subagentsRoutes: FastifyPluginAsync<SubagentsRoutesOptions> = async
     const model = withModel ? requiredString(body, "model") : "";
     const lookup = lookupSubagents(lookupInput(cwd, sessionPath));
     const agent = lookup.discovery.agents.find((a) => a.key === agentKey);
-    if (agent === undefined) throw new HttpError(404, SUBAGENT_NOT_FOUND);
+    if (agent === undefined) throw new HttpError("subagent_not_found", SUBAGENT_NOT_FOUND);
     const scopeId = scopeIdOf(scope, lookup.context);
-    if (scopeId === null) throw new HttpError(400, "sessionPath is required for the session scope");
+    if (scopeId === null) throw new HttpError("invalid_request", "sessionPath is required for the session scope");
     return { lookup, ref: { agentKey, scope, scopeId }, model };
   };
 
   app.put<{ Params: { agentKey: string }; Body: unknown }>(
-    "/api/pi/subagents/:agentKey/model",
-    { schema: { params: agentKeyParams } },
+    setSubagentModel.url,
+    { schema: setSubagentModel.schema },
     async (request) => {
       const { lookup, ref, model } = prepareWrite(request.params.agentKey, request.body, true);
       const db = await database();
@@ -125,8 +115,8 @@ export const subagentsRoutes: FastifyPluginAsync<SubagentsRoutesOptions> = async
   );
 
   app.delete<{ Params: { agentKey: string }; Body: unknown }>(
-    "/api/pi/subagents/:agentKey/model",
-    { schema: { params: agentKeyParams } },
+    clearSubagentModel.url,
+    { schema: clearSubagentModel.schema },
     async (request) => {
       const { lookup, ref } = prepareWrite(request.params.agentKey, request.body, false);
       const db = await database();
@@ -135,17 +125,17 @@ export const subagentsRoutes: FastifyPluginAsync<SubagentsRoutesOptions> = async
     },
   );
 
-  app.post<{ Body: unknown }>("/api/pi/subagents/resolve", async (request) => {
+  app.post<{ Body: unknown }>(resolveSubagent.url, { schema: resolveSubagent.schema }, async (request) => {
     const body = bodyObject(request.body);
     const agentKey = optionalString(body, "agentKey") ?? "";
-    if (agentKey === "") throw new HttpError(400, "agentKey must be a non-empty string");
+    if (agentKey === "") throw new HttpError("invalid_request", "agentKey must be a non-empty string");
     const cwd = requiredString(body, "cwd");
     const sessionPath = optionalString(body, "sessionPath");
     const staticModel = optionalString(body, "staticModel");
     const staticThinking = optionalString(body, "staticThinking");
     const db = await database();
     const settings = await resolveSubagentSettings(db, { ...lookupInput(cwd, sessionPath), agentKey, staticModel, staticThinking });
-    if (settings === null) throw new HttpError(404, SUBAGENT_NOT_FOUND);
+    if (settings === null) throw new HttpError("subagent_not_found", SUBAGENT_NOT_FOUND);
     return resolutionDto(settings);
   });
 };
