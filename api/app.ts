@@ -38,9 +38,9 @@ import Fastify, {
   type FastifyRequest,
   type FastifyServerOptions,
 } from "fastify";
-import { FauxScript } from "../adapters/runtime/faux-script.ts";
+import { FauxScript } from "../adapters/runtime-protocol/faux-script.ts";
 import { RuntimeHost, type RuntimeHostOptions } from "../adapters/runtime-host/runtime-host.ts";
-import { resolveAgentDir } from "../adapters/sessions/agent-dir.ts";
+import { resolveAgentDir } from "../adapters/session-files/agent-dir.ts";
 import { resolveDataDir } from "../adapters/sqlite/data-dir.ts";
 import { registerCompression } from "./compression.ts";
 import { eventsRoutes } from "./events.routes.ts";

@@ -5,7 +5,7 @@
  * worker is disposed, then the session index and the database close) and exit 0.
  * Logs (warnings and errors) go to stderr; LEYLINE_LOG_LEVEL changes the level.
  * Once it listens, runtime workers started from then on get the API base URL (LEYLINE_API_URL, see
- * adapters/runtime/runtime-protocol.ts): bundled extensions call internal routes such as POST /api/pi/subagent
+ * adapters/runtime-protocol/runtime-protocol.ts): bundled extensions call internal routes such as POST /api/pi/subagent
  * (the spare worker, started before that, gets it with its `open`).
  */
 import { pathToFileURL } from "node:url";

@@ -5,15 +5,15 @@
  * `close()` (the app's onClose) closes the index, then the database.
  */
 import type { SessionSummary } from "../domain/session-summary.ts";
-import { createPiSessionIndex } from "../adapters/sessions/pi-session-index.ts";
-import type { SessionIndex } from "../adapters/sessions/session-index.ts";
-import { createSessionDetailFeeds, type SessionDetailFeeds } from "../adapters/sessions/session-detail-feeds.ts";
+import { createPiSessionIndex } from "../adapters/read-side/pi-session-index.ts";
+import type { SessionIndex } from "../adapters/read-side/session-index.ts";
+import { createSessionDetailFeeds, type SessionDetailFeeds } from "../adapters/read-side/session-detail-feeds.ts";
 import { openLeylineDatabase, type LeylineDatabaseHandle } from "../adapters/sqlite/database.ts";
 
 export interface ReadSideServices {
   readonly database: LeylineDatabaseHandle;
   readonly index: SessionIndex<SessionSummary>;
-  /** Session details kept live for sockets and GET /api/pi/sessions/:id (adapters/sessions/session-detail-feeds.ts). */
+  /** Session details kept live for sockets and GET /api/pi/sessions/:id (adapters/read-side/session-detail-feeds.ts). */
   readonly details: SessionDetailFeeds;
 }
 

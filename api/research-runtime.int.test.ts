@@ -7,8 +7,8 @@
 import type { ExtensionFactory } from "@earendil-works/pi-coding-agent";
 import { Type } from "typebox";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { FauxTurn } from "../adapters/runtime/faux-script.ts";
-import { InProcessWorkerClient } from "../adapters/runtime/in-process-worker-client.ts";
+import type { FauxTurn } from "../adapters/runtime-protocol/faux-script.ts";
+import { InProcessWorkerClient } from "../adapters/runtime-client/in-process-worker-client.ts";
 import { researchEventEntryData } from "../domain/research/research-event.ts";
 import { RESEARCH_CUSTOM_TYPE, type ResearchState } from "../domain/research/research-types.ts";
 import type { Active } from "../domain/runtime/runtime-types.ts";

@@ -9,7 +9,7 @@ import path from "node:path";
 import type { FastifyInstance } from "fastify";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { messageTexts, recordHost } from "../adapters/runtime-host/runtime-host-test-support.ts";
-import { streamedReplies } from "../adapters/runtime/runtime-test-support.ts";
+import { streamedReplies } from "../adapters/runtime-client/runtime-test-support.ts";
 import type { Active } from "../domain/runtime/runtime-types.ts";
 import { ULTRAFAST_UNAVAILABLE } from "./runtime-actions.routes.ts";
 import { call, EventCollector, handleOf, listenForEvents, runtimeApiSuite, settled } from "./runtime-api.fixture.ts";

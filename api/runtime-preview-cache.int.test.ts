@@ -9,7 +9,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { FastifyInstance } from "fastify";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { InProcessWorkerClient } from "../adapters/runtime/in-process-worker-client.ts";
+import { InProcessWorkerClient } from "../adapters/runtime-client/in-process-worker-client.ts";
 import type { Active } from "../domain/runtime/runtime-types.ts";
 import { call, runtimeApiSuite } from "./runtime-api.fixture.ts";
 

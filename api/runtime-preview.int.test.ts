@@ -7,8 +7,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { FauxScript } from "../adapters/runtime/faux-script.ts";
-import { InProcessWorkerClient } from "../adapters/runtime/in-process-worker-client.ts";
+import { FauxScript } from "../adapters/runtime-protocol/faux-script.ts";
+import { InProcessWorkerClient } from "../adapters/runtime-client/in-process-worker-client.ts";
 import { ManualClock } from "../adapters/runtime-host/host-clock.ts";
 import { RuntimeHost, type RuntimeHostOptions } from "../adapters/runtime-host/runtime-host.ts";
 import { agentDirEnv } from "../adapters/runtime-host/runtime-host-test-support.ts";

@@ -14,7 +14,7 @@
  *   worker opens, so it is as fresh as a new one would be;
  * - a finished preview is served again to requests without `refresh` (spec: "refresh=1 always creates a fresh
  *   preview") while what it was built from is unchanged: the fingerprint of the files a runtime in that folder
- *   reads (adapters/runtime/runtime-inputs.ts: pi's settings.json, models.json and auth.json, the agent dir's
+ *   reads (adapters/runtime-client/runtime-inputs.ts: pi's settings.json, models.json and auth.json, the agent dir's
  *   and the project's `.pi` resources, context files, extension files; what it does not cover is listed
  *   there), taken before the build and compared on every request (stats only, about a millisecond), and for
  *   at most `cacheMs` (default 10 min, the bound for what the fingerprint misses). Failures are not cached;
@@ -26,12 +26,12 @@
  * is already imported), else from the host options' worker factory.
  */
 import path from "node:path";
-import type { FauxScript } from "../adapters/runtime/faux-script.ts";
-import type { WorkerOpenOptions } from "../adapters/runtime/runtime-protocol.ts";
-import { runtimeInputsFingerprint } from "../adapters/runtime/runtime-inputs.ts";
-import { ForkedWorkerClient, type RuntimeWorkerClient } from "../adapters/runtime/worker-client.ts";
-import { BUNDLED_EXTENSIONS_DIR } from "../adapters/runtime/worker-runtime.ts";
-import { resolveAgentDir } from "../adapters/sessions/agent-dir.ts";
+import type { FauxScript } from "../adapters/runtime-protocol/faux-script.ts";
+import type { WorkerOpenOptions } from "../adapters/runtime-protocol/runtime-protocol.ts";
+import { runtimeInputsFingerprint } from "../adapters/runtime-client/runtime-inputs.ts";
+import { ForkedWorkerClient, type RuntimeWorkerClient } from "../adapters/runtime-client/worker-client.ts";
+import { BUNDLED_EXTENSIONS_DIR } from "../adapters/runtime-worker/worker-runtime.ts";
+import { resolveAgentDir } from "../adapters/session-files/agent-dir.ts";
 import { type HostClock, systemClock } from "../adapters/runtime-host/host-clock.ts";
 import { RuntimeHandle } from "../adapters/runtime-host/runtime-handle.ts";
 import { RuntimeHostError } from "../adapters/runtime-host/runtime-host-error.ts";

@@ -12,7 +12,7 @@ import fs from "node:fs";
 import type { RuntimeHandle } from "../adapters/runtime-host/runtime-handle.ts";
 import type { RuntimeHost } from "../adapters/runtime-host/runtime-host.ts";
 import { SESSION_NOT_FOUND } from "../adapters/runtime-host/runtime-host-error.ts";
-import { readSessionHeader } from "../adapters/runtime/worker-runtime.ts";
+import { readSessionHeader } from "../adapters/runtime-worker/worker-runtime.ts";
 import { HttpError } from "./http-error.ts";
 import type { ReadSide } from "./read-side.ts";
 import type { SessionDetail } from "../domain/session-detail.ts";

@@ -6,7 +6,7 @@
  *   equal `:id` (missing file or unknown id → 404, a file that is not that session → 500);
  * - GET /api/pi/sessions/by-path?path= → SessionDetail (missing query → 400, unresolvable → 404).
  *
- * Details come from the kept read model in the detail worker (adapters/sessions/session-detail-feeds.ts): folded
+ * Details come from the kept read model in the detail worker (adapters/read-side/session-detail-feeds.ts): folded
  * once, then kept up to date from appended lines and shared with the events socket's subscribers; a repeated
  * request costs a stat and sends the JSON built for that revision.
  */
@@ -17,7 +17,7 @@ import { listSessions, sessionByPath, sessionDetail } from "../domain/contract/h
 import { typed } from "./contract.ts";
 import type { SessionDetail } from "../domain/session-detail.ts";
 import type { SessionSummary } from "../domain/session-summary.ts";
-import type { DetailBody, SessionDetailFeeds } from "../adapters/sessions/session-detail-feeds.ts";
+import type { DetailBody, SessionDetailFeeds } from "../adapters/read-side/session-detail-feeds.ts";
 import { expandHome } from "../adapters/sqlite/data-dir.ts";
 import { SESSION_NOT_FOUND } from "../adapters/runtime-host/runtime-host-error.ts";
 import { HttpError } from "./http-error.ts";

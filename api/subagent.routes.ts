@@ -23,7 +23,7 @@ import { runSubagent as runSubagentRoute } from "../domain/contract/http-subagen
 import { errorText } from "../adapters/runtime-host/runtime-host-error.ts";
 import { resolveSubagentSettings } from "../adapters/subagents/subagent-settings.ts";
 import type { RuntimeHost } from "../adapters/runtime-host/runtime-host.ts";
-import { THINKING_LEVELS, type ThinkingLevelName } from "../adapters/runtime/runtime-protocol.ts";
+import { THINKING_LEVELS, type ThinkingLevelName } from "../adapters/runtime-protocol/runtime-protocol.ts";
 import { parseModelRef, runSubagent, type SubagentModelRef, type SubagentRequest } from "../adapters/subagents/subagent-runner.ts";
 import { PROMPT_BODY_LIMIT_BYTES } from "./body-limits.ts";
 import { HttpError } from "./http-error.ts";

@@ -59,7 +59,7 @@ export interface StoredSummary {
 }
 
 /**
- * The stored summaries of the files below `folder` (any depth, as `isInside` in adapters/sessions says), in path
+ * The stored summaries of the files below `folder` (any depth, as `isInside` in adapters/read-side says), in path
  * order; null when any of them was made with another projection key than `currentKey` (those summaries may
  * have another shape: the files must be folded again first).
  *

@@ -5,9 +5,9 @@
  */
 import * as fs from "node:fs";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { FauxScript, type FauxTurn } from "../runtime/faux-script.ts";
-import { InProcessWorkerClient } from "../runtime/in-process-worker-client.ts";
-import { createRuntimeTestDirs } from "../runtime/runtime-test-support.ts";
+import { FauxScript, type FauxTurn } from "../runtime-protocol/faux-script.ts";
+import { InProcessWorkerClient } from "../runtime-client/in-process-worker-client.ts";
+import { createRuntimeTestDirs } from "../runtime-client/runtime-test-support.ts";
 import { RuntimeHost, type RuntimeHostOptions } from "./runtime-host.ts";
 import { RuntimeHostError } from "./runtime-host-error.ts";
 import { agentDirEnv, jsonlLines, messageTexts, recordHost } from "./runtime-host-test-support.ts";

@@ -39,8 +39,8 @@ import type {
   RuntimeSnapshot,
   SessionKind,
   WorkerOpenOptions,
-} from "../runtime/runtime-protocol.ts";
-import type { RequestOptions, RuntimeWorkerClient, WorkerExit, WorkerNotification } from "../runtime/worker-client.ts";
+} from "../runtime-protocol/runtime-protocol.ts";
+import type { RequestOptions, RuntimeWorkerClient, WorkerExit, WorkerNotification } from "../runtime-client/worker-client.ts";
 import type { HostClock, HostTimer } from "./host-clock.ts";
 import { asHostError, errorText, RuntimeHostError, SESSION_NOT_FOUND } from "./runtime-host-error.ts";
 import { workerDiagnostics, workerResearchInputs, workerSnapshotInput } from "./worker-snapshot-input.ts";

@@ -22,8 +22,8 @@ import {
   type RuntimeSnapshot,
   THINKING_LEVELS,
   type ThinkingLevelName,
-} from "../runtime/runtime-protocol.ts";
-import { leylineTrashDirOf, resolveAgentDir } from "../sessions/agent-dir.ts";
+} from "../runtime-protocol/runtime-protocol.ts";
+import { leylineTrashDirOf, resolveAgentDir } from "../session-files/agent-dir.ts";
 import { normalizeSessionName, parseModelBody, parsePromptBody, parseUltrafastEnabled } from "./runtime-action-bodies.ts";
 import { type OpenTarget, RuntimeHandleCore } from "./runtime-handle-core.ts";
 import { RuntimeHostError, SESSION_NOT_FOUND } from "./runtime-host-error.ts";

@@ -5,8 +5,8 @@
  */
 import * as fs from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FauxScript } from "../runtime/faux-script.ts";
-import { createRuntimeTestDirs, type RuntimeTestDirs } from "../runtime/runtime-test-support.ts";
+import { FauxScript } from "../runtime-protocol/faux-script.ts";
+import { createRuntimeTestDirs, type RuntimeTestDirs } from "../runtime-client/runtime-test-support.ts";
 import { ManualClock } from "./host-clock.ts";
 import { RuntimeHost } from "./runtime-host.ts";
 import { RuntimeHostError } from "./runtime-host-error.ts";

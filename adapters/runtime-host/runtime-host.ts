@@ -38,11 +38,11 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { filter, firstValueFrom, type Observable, Subject, take } from "rxjs";
-import { FauxScript } from "../runtime/faux-script.ts";
-import { API_URL_ENV, type NewSessionTarget, type WorkerOpenOptions } from "../runtime/runtime-protocol.ts";
-import { ForkedWorkerClient, type RuntimeWorkerClient } from "../runtime/worker-client.ts";
-import { ownerKey, sweepOrphanedProcesses } from "../runtime/worker-processes.ts";
-import { leylineTrashDirOf, resolveAgentDir } from "../sessions/agent-dir.ts";
+import { FauxScript } from "../runtime-protocol/faux-script.ts";
+import { API_URL_ENV, type NewSessionTarget, type WorkerOpenOptions } from "../runtime-protocol/runtime-protocol.ts";
+import { ForkedWorkerClient, type RuntimeWorkerClient } from "../runtime-client/worker-client.ts";
+import { ownerKey, sweepOrphanedProcesses } from "../runtime-protocol/worker-processes.ts";
+import { leylineTrashDirOf, resolveAgentDir } from "../session-files/agent-dir.ts";
 import { type HostClock, type HostTimer, systemClock } from "./host-clock.ts";
 import { type HostEvent, type OpenTarget, RuntimeHandle } from "./runtime-handle.ts";
 import { RuntimeHostError, SESSION_NOT_FOUND } from "./runtime-host-error.ts";

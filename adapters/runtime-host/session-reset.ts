@@ -11,7 +11,7 @@
  * and renames it over the session file (atomic on one file system). Reopening the file in a new worker puts
  * pi's leaf on the entry.
  *
- * The trash is always `<agentDir>/leyline-trash` (the host passes it; adapters/sessions/agent-dir.ts), also
+ * The trash is always `<agentDir>/leyline-trash` (the host passes it; adapters/session-files/agent-dir.ts), also
  * for a session file outside `<agentDir>/sessions` (pi's --session-dir inside a project): a copy never lands
  * in the user's project.
  *

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ModelAuthKind, RuntimeModelInfo, RuntimeSnapshot } from "../runtime/runtime-protocol.ts";
+import type { ModelAuthKind, RuntimeModelInfo, RuntimeSnapshot } from "../runtime-protocol/runtime-protocol.ts";
 import { initialResearchState } from "../../domain/research/research.fold.ts";
 import { modelDto, snapshotResearch, workerResearchInputs, workerSnapshotInput } from "./worker-snapshot-input.ts";
 

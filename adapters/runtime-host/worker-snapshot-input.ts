@@ -6,7 +6,7 @@ import type { ResearchState } from "../../domain/research/research-types.ts";
 import type { ActiveRuntimeInput, RuntimeWorkerSnapshot } from "../../domain/runtime/runtime-inputs.ts";
 import type { Model, RuntimeDiagnostic, SlashCommand } from "../../domain/runtime/runtime-types.ts";
 import { supportsUltrafast } from "../../domain/runtime/ultrafast.ts";
-import type { RuntimeModelInfo, RuntimeSnapshot } from "../runtime/runtime-protocol.ts";
+import type { RuntimeModelInfo, RuntimeSnapshot } from "../runtime-protocol/runtime-protocol.ts";
 
 /**
  * `supportsUltrafast` follows the bundled Ultrafast extension's eligibility (domain/runtime/ultrafast.ts), with

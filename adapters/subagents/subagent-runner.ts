@@ -29,8 +29,8 @@ import { activeBranch, addEntry, emptySessionTree } from "../../domain/session-t
 import type { RuntimeHandle } from "../runtime-host/runtime-handle.ts";
 import { errorText } from "../runtime-host/runtime-host-error.ts";
 import type { RuntimeHost } from "../runtime-host/runtime-host.ts";
-import { type ChildSessionOptions, THINKING_LEVELS, type ThinkingLevelName } from "../runtime/runtime-protocol.ts";
-import { readSessionHeader } from "../runtime/worker-runtime.ts";
+import { type ChildSessionOptions, THINKING_LEVELS, type ThinkingLevelName } from "../runtime-protocol/runtime-protocol.ts";
+import { readSessionHeader } from "../runtime-worker/worker-runtime.ts";
 
 export interface SubagentModelRef {
   provider: string;

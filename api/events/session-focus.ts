@@ -1,7 +1,7 @@
 /**
  * The focused session on one events stream (`?sessionId=` or a `focus` message): its id is resolved to a file
  * (the index's list, else an open runtime's file) and that file's detail is subscribed in the detail worker
- * (adapters/sessions/session-detail-feeds.ts), which sends ready-made messages (domain/live/live-messages.ts):
+ * (adapters/read-side/session-detail-feeds.ts), which sends ready-made messages (domain/live/live-messages.ts):
  * `session_loading` while a large file's first read runs, `session_snapshot` chunks (sent on demand by a
  * producer: a 50 MB transcript never sits in a socket buffer whole), `session_delta`, `session_unavailable`.
  * Until the id resolves (an unsaved runtime, a session not written yet) it waits for the session list and the
@@ -10,7 +10,7 @@
 import fs from "node:fs";
 import type { Subscription } from "rxjs";
 import type { SessionUnavailableData, SessionUnavailableReason } from "../../domain/live/live-messages.ts";
-import type { DetailSubscriber } from "../../adapters/sessions/session-detail-feeds.ts";
+import type { DetailSubscriber } from "../../adapters/read-side/session-detail-feeds.ts";
 import type { ReadSide } from "../read-side.ts";
 import type { RuntimeHostView } from "../runtime-host.ts";
 import { encodeMessageHead, type MessageProducer } from "./event-stream.ts";

@@ -19,7 +19,7 @@ import {
   type SessionRow,
 } from "../../domain/live/session-list.ts";
 import type { SessionSummary } from "../../domain/session-summary.ts";
-import type { SessionListEvent } from "../../adapters/sessions/session-index.ts";
+import type { SessionListEvent } from "../../adapters/read-side/session-index.ts";
 import type { ReadSide } from "../read-side.ts";
 import type { RuntimeHostView } from "../runtime-host.ts";
 import { encodeMessageHead } from "./event-stream.ts";

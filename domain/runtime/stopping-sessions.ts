@@ -1,7 +1,7 @@
 /**
  * The contract between Leyline's worker host and its bundled extensions for "this session is being shut
  * down": a process-wide Set of session ids under `Symbol.for(STOPPING_SESSIONS_KEY)` on globalThis. The worker
- * host adds a session's id before it disposes its runtime (adapters/runtime/worker-host.ts); the subagent
+ * host adds a session's id before it disposes its runtime (adapters/runtime-worker/worker-host.ts); the subagent
  * extension reads it (extensions/subagent/index.ts).
  *
  * Why: pi 1.x's runtime dispose aborts the running turn before it emits `session_shutdown`, so a tool cut by

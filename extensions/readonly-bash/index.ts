@@ -10,7 +10,7 @@
  * looked up at each call, so the guard follows the session the runtime currently hosts.
  */
 import type { ExtensionAPI, ExtensionContext, ToolCallEvent, ToolCallEventResult } from "@earendil-works/pi-coding-agent";
-import { classifyBashCommand } from "../../domain/subagent/readonly-bash.ts";
+import { classifyBashCommand } from "../../domain/readonly-commands/readonly-bash.ts";
 import { subagentMarkerOf } from "../../domain/subagent/subagent-marker.ts";
 
 /** The `reason` pi reports to the model for a blocked command. */

@@ -15,7 +15,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { FauxTurn } from "../../adapters/runtime/faux-script.ts";
+import type { FauxTurn } from "../../adapters/runtime-protocol/faux-script.ts";
 import { jsonlLines, recordHost } from "../../adapters/runtime-host/runtime-host-test-support.ts";
 import { call, runtimeApiDirs, runtimeApp, type RuntimeApiDirs } from "../../api/runtime-api.fixture.ts";
 import { parseResearchEvent } from "../../domain/research/research-event.ts";

@@ -5,8 +5,8 @@
  */
 import path from "node:path";
 import type { FastifyInstance } from "fastify";
-import { FauxScript, type FauxTurn } from "../../adapters/runtime/faux-script.ts";
-import type { RuntimeTestDirs } from "../../adapters/runtime/runtime-test-support.ts";
+import { FauxScript, type FauxTurn } from "../../adapters/runtime-protocol/faux-script.ts";
+import type { RuntimeTestDirs } from "../../adapters/runtime-client/runtime-test-support.ts";
 import { buildApp } from "../../api/app.ts";
 
 export function buildBenchApp(dirs: RuntimeTestDirs, turns: readonly FauxTurn[], faux: { tokenSize?: number; tokensPerSecond?: number }): Promise<FastifyInstance> {

@@ -40,7 +40,7 @@ type OpenIndex = (agentDir: string, dataDir: string) => Promise<OpenedIndex>;
 
 /** The index as the product composes it (`createPiSessionIndex`: leyline.sqlite in the data dir, summary set). */
 async function loadIndexOpener(): Promise<{ ok: true; open: OpenIndex } | { ok: false; reason: string }> {
-  const index = await tryLoad("adapters/sessions/pi-session-index.ts", () => import("../../adapters/sessions/pi-session-index.ts"));
+  const index = await tryLoad("adapters/read-side/pi-session-index.ts", () => import("../../adapters/read-side/pi-session-index.ts"));
   const database = await tryLoad("adapters/sqlite/database.ts", () => import("../../adapters/sqlite/database.ts"));
   if (!index.ok || !database.ok) return { ok: false, reason: missing(index, database) ?? "missing" };
   const { createPiSessionIndex } = index.module;

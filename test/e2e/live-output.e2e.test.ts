@@ -5,7 +5,7 @@
  * before they end (each command sleeps between lines). Waits are on selectors and page conditions only.
  */
 import { describe, expect, it } from "vitest";
-import type { FauxTurn } from "../../adapters/runtime/faux-script.ts";
+import type { FauxTurn } from "../../adapters/runtime-protocol/faux-script.ts";
 import { createSession, e2eSuite, FLOW_TIMEOUT_MS } from "./support/e2e-suite.ts";
 import { writeSeedSession } from "./support/session-seed.ts";
 import { dt, sendPrompt, waitForMessage, waitForRunState } from "./support/workbench-page.ts";

@@ -12,7 +12,7 @@
  */
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import type { FauxTurn } from "../../adapters/runtime/faux-script.ts";
+import type { FauxTurn } from "../../adapters/runtime-protocol/faux-script.ts";
 import { HOSTILE, RESEARCH_SESSION_ID, writeResearchSession } from "../support/research-session.ts";
 import { apiJson, createSession, e2eSuite, FLOW_TIMEOUT_MS } from "./support/e2e-suite.ts";
 import { sessionFolderName } from "./support/session-seed.ts";

@@ -19,7 +19,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Request } from "playwright-core";
-import type { FauxTurn } from "../../adapters/runtime/faux-script.ts";
+import type { FauxTurn } from "../../adapters/runtime-protocol/faux-script.ts";
 import { apiJson, e2eSuite, FLOW_TIMEOUT_MS } from "./support/e2e-suite.ts";
 import { PI_SESSION_FIXTURES_DIR } from "../support/fixtures.ts";
 import { sessionFolderName, writeSeedSession } from "./support/session-seed.ts";

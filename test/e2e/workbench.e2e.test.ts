@@ -9,7 +9,7 @@
  */
 import fs from "node:fs";
 import { describe, expect, it } from "vitest";
-import type { FauxTurn } from "../../adapters/runtime/faux-script.ts";
+import type { FauxTurn } from "../../adapters/runtime-protocol/faux-script.ts";
 import { createSession, e2eSuite, FLOW_TIMEOUT_MS } from "./support/e2e-suite.ts";
 import { writeSeedSession } from "./support/session-seed.ts";
 import {

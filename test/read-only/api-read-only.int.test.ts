@@ -170,7 +170,7 @@ describe("viewing every session through the API", { timeout: 600_000 }, () => {
     const changes = diffSnapshots(before, snapshotTree(server.agentDir));
     expect(changes.filter((change) => change.startsWith("sessions/"))).toEqual([]);
     // Nor anything else: no settings.json (the faux model never becomes pi's default), no empty auth.json
-    // (pi's own auth backend would create one; adapters/runtime/agent-files-on-write.ts creates it on a write only).
+    // (pi's own auth backend would create one; adapters/runtime-worker/agent-files-on-write.ts creates it on a write only).
     expect(changes).toEqual([]);
     // The sampler does see workers: previews run in one (the spare, replaced by a new one it sees), so "no worker
     // but the spare" above is a real observation.

@@ -288,7 +288,7 @@ export function childProcessesOf(pid: number): number[] {
   return children;
 }
 
-/** The live child processes of `pid` that are runtime workers (adapters/runtime/runtime-worker.ts). */
+/** The live child processes of `pid` that are runtime workers (adapters/runtime-worker/runtime-worker.ts). */
 export function workerProcessesOf(pid: number): number[] {
   return childProcessesOf(pid).filter((child) => {
     try {

@@ -39,7 +39,7 @@ import {
   watchSession,
   type ResearchApp,
 } from "./research-run.fixture.ts";
-import type { FauxTurn } from "../../adapters/runtime/faux-script.ts";
+import type { FauxTurn } from "../../adapters/runtime-protocol/faux-script.ts";
 
 const URL_X = "https://example.net/x";
 const URL_Y1 = "https://example.net/y1";

@@ -22,7 +22,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { FauxTurn } from "../../adapters/runtime/faux-script.ts";
+import type { FauxTurn } from "../../adapters/runtime-protocol/faux-script.ts";
 import { call, EventCollector, runtimeApiSuite } from "../../api/runtime-api.fixture.ts";
 import { RESEARCH_CUSTOM_TYPE, type ResearchState } from "../../domain/research/research-types.ts";
 import type { Active } from "../../domain/runtime/runtime-types.ts";

@@ -10,7 +10,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { FastifyInstance } from "fastify";
 import { expect } from "vitest";
-import type { FauxToolCallSpec, FauxTurn } from "../../adapters/runtime/faux-script.ts";
+import type { FauxToolCallSpec, FauxTurn } from "../../adapters/runtime-protocol/faux-script.ts";
 import { call, EventCollector, runtimeApp, type RuntimeApiDirs } from "../../api/runtime-api.fixture.ts";
 import type { SessionDetail } from "../../domain/session-detail.ts";
 import { parseResearchEvent } from "../../domain/research/research-event.ts";

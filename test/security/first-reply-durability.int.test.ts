@@ -10,8 +10,8 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FauxScript } from "../../adapters/runtime/faux-script.ts";
-import { createRuntimeTestDirs, type RuntimeTestDirs } from "../../adapters/runtime/runtime-test-support.ts";
+import { FauxScript } from "../../adapters/runtime-protocol/faux-script.ts";
+import { createRuntimeTestDirs, type RuntimeTestDirs } from "../../adapters/runtime-client/runtime-test-support.ts";
 import { ManualClock } from "../../adapters/runtime-host/host-clock.ts";
 import { RuntimeHost } from "../../adapters/runtime-host/runtime-host.ts";
 import { jsonlLines, messageTexts, processAlive, recordHost } from "../../adapters/runtime-host/runtime-host-test-support.ts";

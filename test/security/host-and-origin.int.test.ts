@@ -15,7 +15,7 @@ import path from "node:path";
 import type { FastifyInstance, InjectOptions } from "fastify";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { InProcessWorkerClient } from "../../adapters/runtime/in-process-worker-client.ts";
+import { InProcessWorkerClient } from "../../adapters/runtime-client/in-process-worker-client.ts";
 import { CROSS_SITE_REFUSED, HOST_NOT_ALLOWED } from "../../api/origin-policy.ts";
 import { listenForEvents, runtimeApiSuite } from "../../api/runtime-api.fixture.ts";
 import { writeSeedSession } from "../e2e/support/session-seed.ts";

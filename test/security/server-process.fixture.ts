@@ -2,14 +2,14 @@
  * Test-only helpers of the security suite: the real server as a child process (`node --import tsx
  * api/main.ts --port 0`, as api/main.int.test.ts starts it) over temp pi and Leyline dirs and a faux script
  * file, JSON requests to it, the worker processes it started (its `runtime-worker` children: the bundle
- * adapters/runtime/worker-bundle.ts builds, or runtime-worker.ts itself; the spare worker among them), and
+ * adapters/runtime-client/worker-bundle.ts builds, or runtime-worker.ts itself; the spare worker among them), and
  * `sleep <marker>` processes (tool commands the faux model runs through pi's bash tool).
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import type { FauxTurn } from "../../adapters/runtime/faux-script.ts";
+import type { FauxTurn } from "../../adapters/runtime-protocol/faux-script.ts";
 import { running } from "../support/processes.ts";
 
 export { killSleepers, running, sleepers, sleepMarker, until } from "../support/processes.ts";

@@ -28,7 +28,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket, { type RawData } from "ws";
 import { applyLiveEvent, EMPTY_LIVE_STREAM, type LiveStreamState } from "../../domain/live/live-stream.ts";
 import { unpackEntry, type WireTranscriptEntry } from "../../domain/transcript/transcript-wire.ts";
-import { createRuntimeTestDirs, type RuntimeTestDirs } from "../../adapters/runtime/runtime-test-support.ts";
+import { createRuntimeTestDirs, type RuntimeTestDirs } from "../../adapters/runtime-client/runtime-test-support.ts";
 import { PONG_TEXT } from "../../api/events.routes.ts";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");

@@ -10,7 +10,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { FastifyInstance } from "fastify";
-import type { FauxTurn } from "../../../adapters/runtime/faux-script.ts";
+import type { FauxTurn } from "../../../adapters/runtime-protocol/faux-script.ts";
 import { buildApp } from "../../../api/app.ts";
 import { WEB_DIST_DIR } from "./client-build.ts";
 

@@ -7,10 +7,10 @@ import * as path from "node:path";
 import * as pi from "@earendil-works/pi-coding-agent";
 import { InMemoryCredentialStore, InMemoryModelsStore, type Api, type Model } from "@earendil-works/pi-ai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FauxScript } from "./faux-script.ts";
-import { InProcessWorkerClient } from "./in-process-worker-client.ts";
+import { FauxScript } from "../runtime-protocol/faux-script.ts";
+import { InProcessWorkerClient } from "../runtime-client/in-process-worker-client.ts";
 import { modelAuthKind } from "../../domain/runtime/ultrafast.ts";
-import { createRuntimeTestDirs, type RuntimeTestDirs } from "./runtime-test-support.ts";
+import { createRuntimeTestDirs, type RuntimeTestDirs } from "../runtime-client/runtime-test-support.ts";
 
 const oauthCredential = { type: "oauth", access: "access-token", refresh: "refresh-token", expires: 4102444800000 } as const;
 

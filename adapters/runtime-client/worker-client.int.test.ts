@@ -5,8 +5,8 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FauxScript, type FauxTurn } from "./faux-script.ts";
-import type { RuntimeSnapshot } from "./runtime-protocol.ts";
+import { FauxScript, type FauxTurn } from "../runtime-protocol/faux-script.ts";
+import type { RuntimeSnapshot } from "../runtime-protocol/runtime-protocol.ts";
 import { createRuntimeTestDirs, isEvent, isTextDelta, readCompleteJsonl, record, type RuntimeTestDirs, streamedReplies } from "./runtime-test-support.ts";
 import { ForkedWorkerClient, type RuntimeWorkerClient, WorkerRequestError } from "./worker-client.ts";
 

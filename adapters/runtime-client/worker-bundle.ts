@@ -32,7 +32,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 type Esbuild = typeof import("esbuild");
 
 /** The worker's TypeScript entry (run through tsx when there is no bundle). */
-export const WORKER_SOURCE_ENTRY = fileURLToPath(new URL("./runtime-worker.ts", import.meta.url));
+export const WORKER_SOURCE_ENTRY = fileURLToPath(new URL("../runtime-worker/runtime-worker.ts", import.meta.url));
 
 const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { SessionSummary } from "../../domain/session-summary.ts";
 import { headerLine, sessionText, tempDir, userLine } from "../session-files/session-lines.fixture.ts";
 import { openLeylineDatabase, type LeylineDatabaseHandle } from "../sqlite/database.ts";
-import { resolveAgentDir } from "./agent-dir.ts";
+import { resolveAgentDir } from "../session-files/agent-dir.ts";
 import { createPiSessionIndex, SESSION_INDEX_SCOPE } from "./pi-session-index.ts";
 import type { SessionIndex, SessionListEvent } from "./session-index.ts";
 import { PI_SESSION_FIXTURES_DIR } from "../../test/support/fixtures.ts";

@@ -13,7 +13,7 @@
  *
  * Streams: `sessions$` sends a snapshot to each subscriber (once the index is ready) and then one `changed`
  * event per processed batch, and one whenever the status alone changes. (An opened session's whole transcript
- * is kept by the detail worker, adapters/sessions/detail-feed-host.ts, not here.)
+ * is kept by the detail worker, adapters/read-side/detail-feed-host.ts, not here.)
  *
  * Parts: the list itself is a plain state with pure operations (session-list-state.ts); the paths and folders
  * to check go through a work queue that runs one batch at a time (index-work-queue.ts); this module wires them

@@ -12,7 +12,7 @@
  * So in those places only literal numbers pass (and `$#`, `$?`, `$$`, `$!`, `${#name}`, which are numbers
  * by construction): `$((2 * 1024))` is fine, `$((n + 1))` and `[[ $n -gt 3 ]]` are refused.
  */
-import type { ShellWord } from "./shell-ast.ts";
+import type { ShellWord } from "../shell/shell-ast.ts";
 import { shown } from "./readonly-rules.ts";
 
 /** Parameters whose value is always a number. */

@@ -6,7 +6,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { applyLiveEvent, EMPTY_LIVE_STREAM, streamedText } from "../../domain/live/live-stream.ts";
-import type { FauxTurn } from "./faux-script.ts";
+import type { FauxTurn } from "../runtime-protocol/faux-script.ts";
 import type { RuntimeWorkerClient, WorkerNotification } from "./worker-client.ts";
 
 export interface RuntimeTestDirs {

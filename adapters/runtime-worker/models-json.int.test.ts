@@ -9,9 +9,9 @@ import * as http from "node:http";
 import type { AddressInfo } from "node:net";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RuntimeSnapshot } from "./runtime-protocol.ts";
-import { createRuntimeTestDirs, isEvent, readCompleteJsonl, record, type RuntimeTestDirs, streamedReplies } from "./runtime-test-support.ts";
-import { ForkedWorkerClient } from "./worker-client.ts";
+import type { RuntimeSnapshot } from "../runtime-protocol/runtime-protocol.ts";
+import { createRuntimeTestDirs, isEvent, readCompleteJsonl, record, type RuntimeTestDirs, streamedReplies } from "../runtime-client/runtime-test-support.ts";
+import { ForkedWorkerClient } from "../runtime-client/worker-client.ts";
 
 interface ReceivedRequest {
   method: string;

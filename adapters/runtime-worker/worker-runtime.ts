@@ -43,12 +43,12 @@ import { cwdMissingMessage } from "../../domain/session-detail.ts";
 import type { SessionEntry } from "../../domain/session-log.ts";
 import { RESEARCH_CUSTOM_TYPE } from "../../domain/research/research-types.ts";
 import { SUBAGENT_CUSTOM_TYPE } from "../../domain/session-summary.ts";
-import { API_URL_ENV, type ChildSessionOptions, type RuntimeRequestOf, type SessionKind } from "./runtime-protocol.ts";
+import { API_URL_ENV, type ChildSessionOptions, type RuntimeRequestOf, type SessionKind } from "../runtime-protocol/runtime-protocol.ts";
 import { installCreateOnWriteAgentFiles } from "./agent-files-on-write.ts";
 import { setSessionNotices } from "./runtime-notices.ts";
 import { type AskTurn, FAUX_PROVIDER, registerScriptedFaux } from "./scripted-faux-provider.ts";
 import { upgradeSessionFile, type SessionUpgrade } from "../session-files/session-upgrade.ts";
-import { leylineTrashDirOf } from "../sessions/agent-dir.ts";
+import { leylineTrashDirOf } from "../session-files/agent-dir.ts";
 
 type PiModule = typeof import("@earendil-works/pi-coding-agent");
 type PiAiModule = typeof import("@earendil-works/pi-ai");

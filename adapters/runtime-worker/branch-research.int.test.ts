@@ -8,11 +8,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Type } from "typebox";
 import { researchEventEntryData } from "../../domain/research/research-event.ts";
 import { RESEARCH_CUSTOM_TYPE, type ResearchState } from "../../domain/research/research-types.ts";
-import { FauxScript } from "./faux-script.ts";
-import { InProcessWorkerClient } from "./in-process-worker-client.ts";
-import type { RuntimeSnapshot } from "./runtime-protocol.ts";
-import { createRuntimeTestDirs, isEvent, record, type RuntimeTestDirs } from "./runtime-test-support.ts";
-import type { WorkerNotification } from "./worker-client.ts";
+import { FauxScript } from "../runtime-protocol/faux-script.ts";
+import { InProcessWorkerClient } from "../runtime-client/in-process-worker-client.ts";
+import type { RuntimeSnapshot } from "../runtime-protocol/runtime-protocol.ts";
+import { createRuntimeTestDirs, isEvent, record, type RuntimeTestDirs } from "../runtime-client/runtime-test-support.ts";
+import type { WorkerNotification } from "../runtime-client/worker-client.ts";
 
 let dirs: RuntimeTestDirs;
 let previousAgentDir: string | undefined;

@@ -6,7 +6,7 @@
  */
 import type { ExtensionFactory } from "@earendil-works/pi-coding-agent";
 import { BaseWorkerClient, type WorkerClientOptions } from "./worker-client.ts";
-import { RuntimeWorkerHost } from "./worker-host.ts";
+import { RuntimeWorkerHost } from "../runtime-worker/worker-host.ts";
 
 export interface InProcessWorkerOptions extends WorkerClientOptions {
   extensionFactories?: ExtensionFactory[];

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { ExtensionUIContext, ExtensionUIDialogOptions, ExtensionWidgetOptions, Theme } from "@earendil-works/pi-coding-agent";
-import type { ExtensionUiRequest } from "./runtime-protocol.ts";
+import type { ExtensionUiRequest } from "../runtime-protocol/runtime-protocol.ts";
 
 export interface DialogReply {
   confirmed?: boolean;

@@ -61,7 +61,7 @@ import {
   type ShellRedirect,
   type ShellWord,
   type SimpleCommand,
-} from "./shell-syntax.ts";
+} from "../shell/shell-syntax.ts";
 
 export type BashVerdict = { readOnly: true } | { readOnly: false; reason: string; command: string };
 

@@ -6,7 +6,7 @@
  * plane that would do it is gone), then disposes the runtime and exits; uncaught errors are reported as
  * `fault` messages instead of killing the runtime.
  */
-import { killWorkerProcesses, WORKER_TAG_ENV } from "./worker-processes.ts";
+import { killWorkerProcesses, WORKER_TAG_ENV } from "../runtime-protocol/worker-processes.ts";
 import { RuntimeWorkerHost } from "./worker-host.ts";
 
 /** Bounds the runtime's disposal when the parent is gone: nobody waits for a clean goodbye. */

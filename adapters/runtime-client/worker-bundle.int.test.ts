@@ -12,7 +12,7 @@ import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { FauxScript } from "./faux-script.ts";
+import { FauxScript } from "../runtime-protocol/faux-script.ts";
 import { createRuntimeTestDirs } from "./runtime-test-support.ts";
 import { DEFAULT_WORKER_BUNDLE_DIR, ensureWorkerBundle, WORKER_SOURCE_ENTRY, workerEntry } from "./worker-bundle.ts";
 import { ForkedWorkerClient } from "./worker-client.ts";

@@ -15,18 +15,18 @@ import { randomUUID } from "node:crypto";
 import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
 import { type Observable, ReplaySubject, Subject } from "rxjs";
-import { resolveAgentDir } from "../sessions/agent-dir.ts";
-import type { FauxScript } from "./faux-script.ts";
+import { resolveAgentDir } from "../session-files/agent-dir.ts";
+import type { FauxScript } from "../runtime-protocol/faux-script.ts";
 import type {
   ControlMessage,
   RuntimePayload,
   RuntimeRequestType,
   RuntimeResultMap,
   WorkerMessage,
-} from "./runtime-protocol.ts";
-import { parseWorkerMessage } from "./runtime-protocol.validate.ts";
+} from "../runtime-protocol/runtime-protocol.ts";
+import { parseWorkerMessage } from "../runtime-protocol/runtime-protocol.validate.ts";
 import { workerEntry } from "./worker-bundle.ts";
-import { killWorkerProcesses, newWorkerTag, ownerKey, WORKER_TAG_ENV } from "./worker-processes.ts";
+import { killWorkerProcesses, newWorkerTag, ownerKey, WORKER_TAG_ENV } from "../runtime-protocol/worker-processes.ts";
 
 /** Everything a client publishes besides replies and faux requests (which it consumes itself). */
 export type WorkerNotification =

@@ -6,9 +6,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { applyLiveEvent, EMPTY_LIVE_STREAM, type LiveStreamState, streamedText } from "../../domain/live/live-stream.ts";
 import { agentDirEnv } from "../runtime-host/runtime-host-test-support.ts";
-import { FauxScript } from "./faux-script.ts";
-import { InProcessWorkerClient } from "./in-process-worker-client.ts";
-import { createRuntimeTestDirs, isEvent, record, type Recorder } from "./runtime-test-support.ts";
+import { FauxScript } from "../runtime-protocol/faux-script.ts";
+import { InProcessWorkerClient } from "../runtime-client/in-process-worker-client.ts";
+import { createRuntimeTestDirs, isEvent, record, type Recorder } from "../runtime-client/runtime-test-support.ts";
 
 /** 20 KB of text (no markup): the faux model streams it in 12-character chunks. */
 const REPLY = Array.from({ length: 4000 }, (_, i) => `w${i}`)

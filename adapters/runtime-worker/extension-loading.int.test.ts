@@ -8,9 +8,9 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FauxScript } from "./faux-script.ts";
-import { createRuntimeTestDirs, isEvent, readCompleteJsonl, record, type RuntimeTestDirs } from "./runtime-test-support.ts";
-import { ForkedWorkerClient } from "./worker-client.ts";
+import { FauxScript } from "../runtime-protocol/faux-script.ts";
+import { createRuntimeTestDirs, isEvent, readCompleteJsonl, record, type RuntimeTestDirs } from "../runtime-client/runtime-test-support.ts";
+import { ForkedWorkerClient } from "../runtime-client/worker-client.ts";
 
 let dirs: RuntimeTestDirs;
 let bundledEntry: string;

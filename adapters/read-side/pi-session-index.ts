@@ -12,7 +12,7 @@ import {
 import type { LeylineDatabase } from "../sqlite/leyline-database.ts";
 import type { ProjectionSet } from "../projections/projection-runner.ts";
 import { createSessionIndex, type SessionIndex, type SessionIndexOptions } from "./session-index.ts";
-import { sessionsDirOf } from "./agent-dir.ts";
+import { sessionsDirOf } from "../session-files/agent-dir.ts";
 
 export const SESSION_INDEX_SCOPE = "session-index";
 

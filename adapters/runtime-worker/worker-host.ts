@@ -19,7 +19,7 @@ import type { AgentSessionEvent, AgentSessionRuntime, ExtensionFactory } from "@
 import { watchResearchAppends } from "./branch-research.ts";
 import { makeSessionFileDurable } from "./durable-session-file.ts";
 import { ExtensionUiBridge, piGlobalTheme } from "./extension-ui-bridge.ts";
-import { type FauxTurn } from "./faux-script.ts";
+import { type FauxTurn } from "../runtime-protocol/faux-script.ts";
 import { LiveEventEncoder, type WireEvent } from "./live-event-encoder.ts";
 import { buildRuntimeSnapshot } from "./runtime-snapshot.ts";
 import {
@@ -33,8 +33,8 @@ import {
   type RuntimeSnapshot,
   type SessionKind,
   type WorkerMessage,
-} from "./runtime-protocol.ts";
-import { messageIdOf, parseControlMessage } from "./runtime-protocol.validate.ts";
+} from "../runtime-protocol/runtime-protocol.ts";
+import { messageIdOf, parseControlMessage } from "../runtime-protocol/runtime-protocol.validate.ts";
 import { reapplyScriptedFaux } from "./scripted-faux-provider.ts";
 import { createWorkerRuntime } from "./worker-runtime.ts";
 

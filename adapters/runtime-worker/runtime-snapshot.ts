@@ -3,7 +3,7 @@
  */
 import type { Api, Model } from "@earendil-works/pi-ai";
 import type { AgentSessionRuntime, ModelRegistry } from "@earendil-works/pi-coding-agent";
-import type { RuntimeModelInfo, RuntimeSlashCommand, RuntimeSnapshot, SessionKind } from "./runtime-protocol.ts";
+import type { RuntimeModelInfo, RuntimeSlashCommand, RuntimeSnapshot, SessionKind } from "../runtime-protocol/runtime-protocol.ts";
 import type { ResearchState } from "../../domain/research/research-types.ts";
 import { modelAuthKind } from "../../domain/runtime/ultrafast.ts";
 import { branchResearchState } from "./branch-research.ts";

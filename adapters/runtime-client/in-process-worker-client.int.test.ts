@@ -8,7 +8,7 @@ import type { ExtensionFactory } from "@earendil-works/pi-coding-agent";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeSessionText } from "../../domain/session-decoder.ts";
 import { PI_SESSION_FIXTURES_DIR } from "../../test/support/fixtures.ts";
-import { FauxScript } from "./faux-script.ts";
+import { FauxScript } from "../runtime-protocol/faux-script.ts";
 import { InProcessWorkerClient } from "./in-process-worker-client.ts";
 import { agentDirEnv } from "../runtime-host/runtime-host-test-support.ts";
 import { createRuntimeTestDirs, isEvent, readCompleteJsonl, record } from "./runtime-test-support.ts";

@@ -10,7 +10,7 @@
  */
 import type { AssistantMessage, FauxProviderHandle, Message, Model } from "@earendil-works/pi-ai";
 import type { ModelRuntime } from "@earendil-works/pi-coding-agent";
-import type { FauxTurn } from "./faux-script.ts";
+import type { FauxTurn } from "../runtime-protocol/faux-script.ts";
 
 export const FAUX_PROVIDER = "faux";
 export const FAUX_API = "faux";
