@@ -2,7 +2,8 @@
  * The client's dialogs in a browser, where focus is real (happy-dom only approximates it): the shortcut help
  * popover, the app-wide delete confirmation and the transcript's reset confirmation. Each takes focus when it
  * opens, keeps Tab inside while modal, closes on Escape or a click beside it, and gives focus back to what
- * opened it. Screenshots (1280×800 and 390×844): test/e2e/screenshots/dialog-*.
+ * opened it. Also the composer's model picker (components/shared/PickerSelect.vue) as the page shows it.
+ * Screenshots (1280×800 and 390×844): test/e2e/screenshots/dialog-*.
  */
 import { describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
@@ -91,7 +92,7 @@ describe("dialogs in a browser", { timeout: FLOW_TIMEOUT_MS }, () => {
     expect(browser.errors).toEqual([]);
   });
 
-  it("the composer's model and thinking pickers show the session's model", async () => {
+  it("the composer's model picker shows the session's model and is named for screen readers", async () => {
     const { page, browser } = suite;
     await page.goto(`/sessions/${encodeURIComponent(seeded.id)}`);
     const model = page.locator(dt("model-picker"));
