@@ -7,7 +7,7 @@
  * import that Node loads natively. Leyline's bundled pi extensions are not in it: pi loads them (through jiti)
  * from `extensions/` as before.
  *
- * - Built on demand, once per source change: `<repo>/node_modules/.cache/leyline/worker/` holds the bundles
+ * - Built on demand, once per source change: `<repo>/node_modules/.cache/leyline/worker/<checkout>/` holds the bundles
  *   (`runtime-worker-<content hash>.mjs`, never rewritten) and `manifest.json` (the current bundle and the
  *   size, mtime and sha-256 of every source file it was built from). A bundle is fresh when every input still
  *   has its size and mtime, or else its hash; anything else (an edit, a checkout, another esbuild) rebuilds it
@@ -36,8 +36,18 @@ export const WORKER_SOURCE_ENTRY = fileURLToPath(new URL("../runtime-worker/runt
 
 const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
-/** Where bundles are cached by default. */
-export const DEFAULT_WORKER_BUNDLE_DIR = path.join(REPO_ROOT, "node_modules", ".cache", "leyline", "worker");
+/**
+ * Where bundles are cached by default: one folder per checkout, because git worktrees may share one
+ * node_modules (a symlink) and each would otherwise rebuild the other's bundle on every start.
+ */
+export const DEFAULT_WORKER_BUNDLE_DIR = path.join(
+  REPO_ROOT,
+  "node_modules",
+  ".cache",
+  "leyline",
+  "worker",
+  createHash("sha256").update(REPO_ROOT).digest("hex").slice(0, 12),
+);
 
 /** Raised when the bundle's format changes (options below), so that older caches are rebuilt. */
 const BUNDLE_FORMAT = 1;
