@@ -1,10 +1,10 @@
 /**
- * Response shapes of the HTTP routes the client calls (spec/api-reference.md), as types. The backend's
- * own DTO types come from domain/ with `import type`; the envelopes around them are declared here.
+ * Response shapes of the HTTP routes the client calls, as types taken from the server's contract
+ * (domain/contract/: the same schemas the routes are registered and checked with). Type-only imports: the
+ * schemas themselves stay out of the bundle.
  */
-import type { Active } from "../../../domain/runtime/runtime-types.ts";
-import type { SessionDetail, SessionDetailSession } from "../../../domain/session-detail.ts";
-import type { SessionSummary } from "../../../domain/session-summary.ts";
+import type { RouteResponse } from "../../../domain/contract/http-route.ts";
+import type { createSession, deleteSession, listSessions, renameSession, selectSession } from "../../../domain/contract/http-sessions.ts";
 
 export type { Active, ActiveSnapshot, ExtensionUiState } from "../../../domain/runtime/runtime-types.ts";
 export type { SessionSummary } from "../../../domain/session-summary.ts";
@@ -15,33 +15,19 @@ export type SessionKind = "session" | "research";
 export type { SessionDetail, SessionDetailSession } from "../../../domain/session-detail.ts";
 
 /** GET /api/pi/sessions */
-export interface SessionsResponse {
-  sessions: SessionSummary[];
-}
+export type SessionsResponse = RouteResponse<typeof listSessions>;
 
 /** POST /api/pi/sessions */
-export interface CreateSessionResponse {
-  active: Active;
-  detail: SessionDetail;
-}
+export type CreateSessionResponse = RouteResponse<typeof createSession>;
 
 /** PATCH /api/pi/sessions/:id */
-export interface RenameSessionResponse {
-  ok: true;
-  detail: SessionDetail;
-  session: SessionDetailSession;
-}
+export type RenameSessionResponse = RouteResponse<typeof renameSession>;
 
 /** DELETE /api/pi/sessions/:id */
-export interface DeleteSessionResponse {
-  ok: true;
-  trashed: { path: string | null };
-}
+export type DeleteSessionResponse = RouteResponse<typeof deleteSession>;
 
 /** POST /api/pi/active-session, GET /api/pi/state, and most runtime actions. */
-export interface ActiveResponse {
-  active: Active;
-}
+export type ActiveResponse = RouteResponse<typeof selectSession>;
 
 /** GET /api/pi/fs */
 export type { DirectoryEntry, DirectoryListing } from "../../../domain/directory-listing.ts";
