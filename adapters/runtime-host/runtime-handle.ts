@@ -1,75 +1,250 @@
 /**
- * `RuntimeHandle`: the runtime actions of one open session (spec "Runtime action routes"), on top of the
- * worker, queue and snapshot plumbing of `RuntimeHandleCore`. Every method throws `RuntimeHostError` with the
- * status the API should answer; the API adds `detail` (SessionDetail) where the spec asks for it.
- *
- * Statuses: bad bodies 400; queue errors via `promptQueueErrorStatus` (stale revision 409, others 400);
- * confirmation no longer pending 409; paused runtime 409; blocked actions and worker failures 500 (as the
- * spec's status lines say for reload, compact, bash, model).
+ * `RuntimeHandle`: one open session on the control plane. It is a composition of four parts, each owning
+ * one state:
+ * - worker supervision (runtime-supervision.ts): the worker client, status, recoveries, watchdog inputs;
+ * - the snapshot publisher (snapshot-publisher.ts): the `Active` projection, the live stream, host events;
+ * - the prompt dispatcher (prompt-dispatcher.ts): the prompt queue and the submission phase;
+ * - the confirmation timers (confirmation-timers.ts): expiry of extension-UI confirmations.
+ * This file wires them (worker messages are routed in `onWorkerMessage`) and exposes the runtime actions
+ * (runtime-actions.ts) as methods.
  */
 import { randomUUID } from "node:crypto";
-import * as fs from "node:fs";
-import { isEmptyPromptText } from "../../domain/prompt-queue/prompt-queue.decider.ts";
-import { parseQueueRequest, promptQueueErrorStatus } from "../../domain/prompt-queue/prompt-queue-request.ts";
-import type { PromptQueueDecision } from "../../domain/prompt-queue/prompt-queue-types.ts";
-import { type Active, PROMPT_IMAGE_MIME_TYPES } from "../../domain/runtime/runtime-types.ts";
-import { ULTRAFAST_COMMAND, ULTRAFAST_UNAVAILABLE_MESSAGE } from "../../domain/runtime/ultrafast.ts";
-import { decodeSessionText } from "../../domain/session-decoder.ts";
-import type { SessionEntry } from "../../domain/session-log.ts";
-import {
-  type BashResultInfo,
-  type CompactionResultInfo,
-  type RuntimeSnapshot,
-  THINKING_LEVELS,
-  type ThinkingLevelName,
+import type { LiveStreamState } from "../../domain/live/live-stream.ts";
+import type { PromptQueueState } from "../../domain/prompt-queue/prompt-queue-types.ts";
+import { selectPromptQueue } from "../../domain/prompt-queue/prompt-queue.selectors.ts";
+import type { ResearchState } from "../../domain/research/research-types.ts";
+import type { RuntimeSessionEvent } from "../../domain/runtime/runtime-inputs.ts";
+import type { Active, CompactActive } from "../../domain/runtime/runtime-types.ts";
+import type { SessionSummary } from "../../domain/session-summary.ts";
+import type {
+  BashResultInfo,
+  ChildSessionOptions,
+  CompactionResultInfo,
+  ExtensionUiRequest,
+  SessionKind,
+  WorkerOpenOptions,
 } from "../runtime-protocol/runtime-protocol.ts";
+import type { RuntimeWorkerClient, WorkerNotification } from "../runtime-client/worker-client.ts";
 import { leylineTrashDirOf, resolveAgentDir } from "../session-files/agent-dir.ts";
-import { normalizeSessionName, parseModelBody, parsePromptBody, parseUltrafastEnabled } from "./runtime-action-bodies.ts";
-import { type OpenTarget, RuntimeHandleCore } from "./runtime-handle-core.ts";
-import { RuntimeHostError, SESSION_NOT_FOUND } from "./runtime-host-error.ts";
-import { checkResetEntry, resetSessionFile } from "./session-reset.ts";
+import { type ConfirmationTimers, createConfirmationTimers } from "./confirmation-timers.ts";
+import type { HostClock } from "./host-clock.ts";
+import { createPromptDispatcher, type PromptDispatcher } from "./prompt-dispatcher.ts";
+import { createRuntimeActions, type RuntimeActions, savedEntries } from "./runtime-actions.ts";
+import { RuntimeHostError } from "./runtime-host-error.ts";
+import {
+  createRuntimeSupervision,
+  type OpenTarget,
+  type ProbeLimits,
+  type ProbeVerdict,
+  type RuntimeStatus,
+  type RuntimeSupervision,
+} from "./runtime-supervision.ts";
+import { createSnapshotPublisher, type HostEvent, type SnapshotPublisher } from "./snapshot-publisher.ts";
 
-export { type HostEvent, type OpenTarget, type RuntimeHandleOptions, type RuntimeStatus } from "./runtime-handle-core.ts";
+export { ULTRAFAST_COMMAND_MISSING } from "./runtime-actions.ts";
+export type { HostEvent } from "./snapshot-publisher.ts";
+export type { OpenTarget, RuntimeStatus } from "./runtime-supervision.ts";
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+export interface RuntimeHandleOptions {
+  clock: HostClock;
+  createClient: () => RuntimeWorkerClient;
+  workerOptions: WorkerOpenOptions;
+  /** The API base URL for the worker's extensions (read at every worker start; see runtime-protocol.ts). */
+  apiUrl?: () => string | undefined;
+  emit: (event: HostEvent) => void;
+  /** Consecutive automatic recoveries allowed before the runtime pauses. */
+  maxRecoveries: number;
+  /** Expiry for confirmations whose extension set no timeout; null = none. */
+  confirmationTimeoutMs: number | null;
+  openTimeoutMs: number;
+  /** The session id changed (a never-saved session was recovered into a new one). */
+  onIdentityChanged?: (handle: RuntimeHandle, previousId: string) => void;
+  /** `<agentDir>/leyline-trash` (reset copies); default: the one of PI_CODING_AGENT_DIR. */
+  trashDir?: string;
 }
 
-/** The saved entries of a session file, in file order (none when the file does not exist yet). */
-function savedEntries(file: string | null): SessionEntry[] {
-  if (file === null || !fs.existsSync(file)) return [];
-  const { records } = decodeSessionText(fs.readFileSync(file, "utf8"));
-  return records.flatMap((record) => (record.kind === "entry" ? [record.entry] : []));
-}
+export class RuntimeHandle {
+  private readonly supervision: RuntimeSupervision;
+  private readonly publisher: SnapshotPublisher;
+  private readonly dispatcher: PromptDispatcher;
+  private readonly confirmations: ConfirmationTimers;
+  private readonly actions: RuntimeActions;
 
-function isUserMessage(entry: SessionEntry): boolean {
-  return entry.type === "message" && entry.message.role === "user";
-}
-
-function queueFailure(decision: PromptQueueDecision): RuntimeHostError | null {
-  if (decision.ok) return null;
-  return new RuntimeHostError(promptQueueErrorStatus(decision.error.code), decision.error.message);
-}
-
-
-export const ULTRAFAST_COMMAND_MISSING = "Ultrafast is not available in this runtime (the Ultrafast command is not loaded)";
-
-export class RuntimeHandle extends RuntimeHandleCore {
-  /** The session file existed at some point (opened from it, or seen after pi wrote it). */
-  private fileSeen = false;
-
-  private touch(): void {
-    this.lastActivityAt = this.options.clock.now();
+  constructor(private readonly options: RuntimeHandleOptions) {
+    // The parts reach one another only through the callbacks given here, and none calls them while it is
+    // being created, so each may name a part created after it.
+    const publisher = createSnapshotPublisher({
+      emit: options.emit,
+      supervisionLog: () => supervision.log(),
+      waitingForUserChanged: () => supervision.noteProgress(),
+      identityChanged: (previousId) => options.onIdentityChanged?.(this, previousId),
+      snapshotApplied: () => dispatcher.dispatchIfIdle(),
+    });
+    const supervision = createRuntimeSupervision({
+      clock: options.clock,
+      createClient: options.createClient,
+      workerOptions: options.workerOptions,
+      ...(options.apiUrl ? { apiUrl: options.apiUrl } : {}),
+      maxRecoveries: options.maxRecoveries,
+      openTimeoutMs: options.openTimeoutMs,
+      identity: () => publisher.identity(),
+      progress: () => {
+        const state = publisher.state();
+        return { piBusy: state.isStreaming || state.isCompacting, waitingForUser: state.extensionUi.confirmations.length > 0 };
+      },
+      logChanged: () => publisher.publishDiagnostics(),
+      worker: {
+        starting: () => publisher.workerStarting(),
+        opened: (snapshot, target) => {
+          publisher.applySnapshot(snapshot);
+          if ("new" in target) publisher.openedNew(target.new.kind ?? "session", target.new.child ?? null);
+        },
+        message: (message) => this.onWorkerMessage(message),
+        stopped: () => publisher.clearLiveStream(),
+        lost: () => {
+          publisher.cutLiveStream();
+          this.forgetWorkerState();
+        },
+        paused: () => publisher.feed([{ type: "sessionEvent", event: { type: "agent_end" } }, { type: "sessionEvent", event: { type: "compaction_end" } }]),
+      },
+    });
+    const dispatcher = createPromptDispatcher({
+      clock: options.clock,
+      nextTurn: (fn) => setImmediate(fn),
+      call: supervision.call,
+      applySnapshot: (snapshot) => publisher.applySnapshot(snapshot),
+      pi: () => publisher.state(),
+      runtimeReady: () => supervision.status() === "ready" && !supervision.isStarting(),
+      queueChanged: (queue) => publisher.feed([{ type: "promptQueue", promptQueue: selectPromptQueue(queue) }]),
+      submitted: () => supervision.noteProgress(),
+    });
+    const confirmations = createConfirmationTimers({
+      clock: options.clock,
+      defaultTimeoutMs: options.confirmationTimeoutMs,
+      pending: () => publisher.state().extensionUi.confirmations.map((confirmation) => confirmation.id),
+      feed: (inputs) => publisher.feed(inputs),
+      cancelInWorker: (requestId) => supervision.tell("extensionUiReply", { requestId, cancelled: true }),
+    });
+    this.supervision = supervision;
+    this.publisher = publisher;
+    this.dispatcher = dispatcher;
+    this.confirmations = confirmations;
+    this.actions = createRuntimeActions({
+      clock: options.clock,
+      supervision,
+      publisher,
+      dispatcher,
+      confirmations,
+      trashDir: () => this.trashDir,
+      forgetWorkerState: () => this.forgetWorkerState(),
+    });
   }
 
-  override async start(target: OpenTarget): Promise<void> {
-    await super.start(target);
-    if ("sessionFile" in target) this.fileSeen = true;
+  // ------------------------------------------------------------------------------------------------------
+  // Read side
+  // ------------------------------------------------------------------------------------------------------
+
+  get status(): RuntimeStatus {
+    return this.supervision.status();
   }
 
-  protected override applySnapshot(snapshot: RuntimeSnapshot): void {
-    super.applySnapshot(snapshot);
-    if (!this.fileSeen && this.sessionFile !== null && fs.existsSync(this.sessionFile)) this.fileSeen = true;
+  get sessionId(): string {
+    return this.publisher.identity().sessionId;
+  }
+
+  get sessionFile(): string | null {
+    return this.publisher.identity().sessionFile;
+  }
+
+  get cwd(): string {
+    return this.publisher.identity().cwd;
+  }
+
+  get kind(): SessionKind | null {
+    return this.publisher.identity().kind;
+  }
+
+  /** The child options a new child session was opened with (a never-saved child reopens with them). */
+  get child(): ChildSessionOptions | null {
+    return this.publisher.identity().child;
+  }
+
+  get sessionName(): string | null {
+    return this.publisher.identity().sessionName;
+  }
+
+  /** ms (host clock) of the last action or pi event: idle cleanup and capacity eviction. */
+  get lastActivityAt(): number {
+    return this.supervision.lastActivityAt();
+  }
+
+  /** ms (host clock) of the last valid worker message: liveness. */
+  get lastMessageAt(): number {
+    return this.supervision.lastMessageAt();
+  }
+
+  /** ms (host clock) of the last pi event or submission: progress. */
+  get lastProgressAt(): number {
+    return this.supervision.lastProgressAt();
+  }
+
+  /** Consecutive automatic recoveries (reset by a finished run and by `reopen`). */
+  get recoveries(): number {
+    return this.supervision.recoveries();
+  }
+
+  /** The spec's `Active`: full, or compact (promptQueue count/held/error, no confirmation records). */
+  snapshot(full: boolean): Active | CompactActive {
+    return this.publisher.snapshot(full);
+  }
+
+  active(): Active {
+    return this.publisher.active();
+  }
+
+  /** What the runtime is streaming right now: the reply so far, running tools' and the `!` command's output. */
+  liveStream(): LiveStreamState {
+    return this.publisher.liveStream();
+  }
+
+  /** The research state of the current branch as the last worker snapshot reported it (null without research). */
+  researchState(): ResearchState | null {
+    return this.publisher.researchState();
+  }
+
+  get promptQueue(): PromptQueueState {
+    return this.dispatcher.queue();
+  }
+
+  /** The worker process id (null without a live worker). */
+  get workerPid(): number | null {
+    return this.supervision.workerPid();
+  }
+
+  get hasLiveWorker(): boolean {
+    return this.supervision.hasLiveWorker();
+  }
+
+  /** pi is running, compacting, or a submission is between request and pi's confirmed state. */
+  busy(): boolean {
+    return this.dispatcher.busy();
+  }
+
+  /** Nothing to lose: no run, no tasks, no dialogs, no shell command. */
+  isIdle(): boolean {
+    return (
+      this.supervision.status() === "ready" &&
+      !this.supervision.isStarting() &&
+      !this.dispatcher.busy() &&
+      !this.dispatcher.shellCommandRunning() &&
+      this.dispatcher.queue().items.length === 0 &&
+      this.publisher.state().extensionUi.confirmations.length === 0
+    );
+  }
+
+  /** The list row: folded from the session file when it exists, else a minimal row. */
+  summary(): SessionSummary {
+    return this.publisher.summary();
   }
 
   /**
@@ -78,266 +253,7 @@ export class RuntimeHandle extends RuntimeHandleCore {
    * A new session whose file pi has not written yet is not deleted.
    */
   fileDeleted(): boolean {
-    const file = this.sessionFile;
-    if (file === null) return false;
-    if (fs.existsSync(file)) {
-      this.fileSeen = true;
-      return false;
-    }
-    return this.fileSeen;
-  }
-
-  /** Every action's start: 404 for a deleted session file, then the worker (awaiting its start), then activity. */
-  private async ready(): Promise<void> {
-    if (this.fileDeleted()) throw new RuntimeHostError(404, SESSION_NOT_FOUND);
-    await this.worker();
-    this.touch();
-  }
-
-  private requireIdle(action: string): void {
-    if (this.state.isStreaming) throw new RuntimeHostError(500, `Cannot ${action} while the session is streaming`);
-    if (this.state.isCompacting) throw new RuntimeHostError(500, `Cannot ${action} while the session is compacting`);
-    if (this.runStarting > 0 || this.dispatchProbe) throw new RuntimeHostError(500, `Cannot ${action} while a prompt is being set up`);
-    if (this.stopping) throw new RuntimeHostError(500, `Cannot ${action} while Stop is in progress`);
-    if (this.configChange !== null) throw new RuntimeHostError(500, `Cannot ${action} during the ${this.configChange}`);
-  }
-
-  /** Runs a model or Ultrafast change under the submission lock, then lets queue dispatch resume. */
-  private async underSubmissionLock(change: "model change" | "Ultrafast change", run: () => Promise<void>): Promise<Active> {
-    this.configChange = change;
-    try {
-      await run();
-    } finally {
-      this.configChange = null;
-    }
-    this.scheduleDispatch();
-    return this.active();
-  }
-
-  /** POST .../prompt → `{ queued, active }` (the API adds `ok: true`). */
-  async prompt(body: unknown): Promise<{ queued: boolean; active: Active }> {
-    const request = parsePromptBody(body);
-    await this.ready();
-    if (this.configChange !== null) throw new RuntimeHostError(500, `Cannot send a prompt during the ${this.configChange}`);
-    const commandName = request.text.startsWith("/") ? (request.text.slice(1).split(/\s/, 1)[0] ?? "") : "";
-    const extensionCommand = commandName !== "" && this.state.slashCommands.some((c) => c.source === "extension" && c.name === commandName);
-    const decision = this.runQueue({
-      type: "enqueue",
-      id: randomUUID(),
-      now: this.options.clock.now(),
-      text: request.text,
-      images: request.images,
-      streamingBehavior: request.streamingBehavior,
-      kind: request.kind ?? this.kind ?? "session",
-      handoffId: request.handoffId,
-      busy: this.busy(),
-      extensionCommand,
-    });
-    const failure = queueFailure(decision);
-    if (failure) throw failure;
-    if (!decision.ok) throw new RuntimeHostError(500, "unreachable");
-    if (decision.submission) await this.submit(decision.submission, request.streamingBehavior);
-    else this.scheduleDispatch();
-    return { queued: decision.queued, active: this.active() };
-  }
-
-  /**
-   * POST .../edit-prompt `{ entryId, text, images? }` → `active` once pi's prompt preflight succeeded.
-   * The entry must be a saved user message (unknown 404, other entries 400); empty text needs an image (400);
-   * the runtime must be idle (500, as for the other blocked actions). pi's `navigateTree` to a user message
-   * moves the leaf to that message's parent; the replacement then goes through the prompt submission, so pi
-   * appends it as a sibling of the original (a new branch; the old one stays in the file). When the
-   * submission fails, the leaf is moved back to where it was (best effort) and the failure answers 500.
-   */
-  async editPrompt(entryId: unknown, text: unknown, images?: unknown): Promise<Active> {
-    if (typeof entryId !== "string" || entryId === "") throw new RuntimeHostError(400, "entryId must be a non-empty string");
-    const request = parsePromptBody({ text, ...(images !== undefined ? { images } : {}) });
-    const badImage = request.images.find((image) => image.data === "" || !(PROMPT_IMAGE_MIME_TYPES as readonly string[]).includes(image.mimeType));
-    if (badImage) throw new RuntimeHostError(400, badImage.data === "" ? "Invalid image" : `Unsupported image type: ${badImage.mimeType}`);
-    if (isEmptyPromptText(request.text) && request.images.length === 0) throw new RuntimeHostError(400, "Prompt text is empty and has no images");
-    await this.ready();
-    const entries = savedEntries(this.sessionFile);
-    const entry = entries.find((candidate) => candidate.id === entryId);
-    if (!entry) throw new RuntimeHostError(404, `Entry ${entryId} not found`);
-    if (!isUserMessage(entry)) throw new RuntimeHostError(400, `Entry ${entryId} is not a user message`);
-    this.requireIdle("edit a prompt");
-    if (this.queueState.items.some((item) => item.status === "sending")) throw new RuntimeHostError(500, "Cannot edit a prompt while a prompt is being set up");
-    const previousLeaf = entries.at(-1) ?? null;
-    // Counts as a prompt being set up from here on: blocks queue dispatch and other actions until pi runs.
-    this.runStarting += 1;
-    try {
-      const moved = await this.call("navigateTree", { targetId: entryId });
-      if (moved.cancelled) throw new RuntimeHostError(500, "The edit was cancelled by an extension");
-      try {
-        await this.submit({ via: "prompt", taskId: null, text: request.text, images: request.images, handoffId: null }, null);
-      } catch (error) {
-        if (previousLeaf !== null && !isUserMessage(previousLeaf)) await this.call("navigateTree", { targetId: previousLeaf.id }).catch(() => {});
-        throw error;
-      }
-    } finally {
-      this.runStarting -= 1;
-    }
-    if (!this.busy()) this.scheduleDispatch();
-    return this.active();
-  }
-
-  /** POST /api/pi/sessions/:id/queue → `active`. */
-  async queue(body: unknown): Promise<Active> {
-    await this.ready();
-    const parsed = parseQueueRequest(body, { stopping: this.stopping });
-    if (!parsed.ok) throw new RuntimeHostError(promptQueueErrorStatus(parsed.error.code), parsed.error.message);
-    const decision = this.runQueue(parsed.command);
-    const failure = queueFailure(decision);
-    if (failure) throw failure;
-    if (decision.ok && decision.submission) await this.submit(decision.submission, null);
-    this.scheduleDispatch();
-    return this.active();
-  }
-
-  /** Holds the remaining tasks, cancels unaccepted submissions and pending confirmations, aborts pi's run. */
-  async interrupt(): Promise<Active> {
-    await this.ready();
-    this.stopping = true;
-    try {
-      this.holdQueueFor({ type: "interrupt" });
-      this.dropConfirmations();
-      this.applySnapshot(await this.call("abort", {}));
-    } finally {
-      this.stopping = false;
-    }
-    return this.active();
-  }
-
-  async compact(customInstructions?: unknown): Promise<{ result: CompactionResultInfo; active: Active }> {
-    if (customInstructions !== undefined && typeof customInstructions !== "string") throw new RuntimeHostError(400, "customInstructions must be a string");
-    await this.ready();
-    this.requireIdle("compact");
-    const result = await this.call("compact", customInstructions !== undefined ? { customInstructions } : {}, { timeoutMs: 600_000 });
-    await this.refresh();
-    return { result, active: this.active() };
-  }
-
-  async bash(body: unknown): Promise<{ result: BashResultInfo; active: Active }> {
-    if (!isRecord(body) || typeof body["command"] !== "string") throw new RuntimeHostError(400, "command must be a string");
-    const excludeFromContext = body["excludeFromContext"];
-    if (excludeFromContext !== undefined && typeof excludeFromContext !== "boolean") throw new RuntimeHostError(400, "excludeFromContext must be a boolean");
-    const command = body["command"];
-    if (command.trim() === "") throw new RuntimeHostError(500, "Command is empty");
-    await this.ready();
-    if (this.bashRunning) throw new RuntimeHostError(500, "A shell command is already running");
-    this.bashRunning = true;
-    try {
-      const result = await this.call("bash", { command, ...(excludeFromContext !== undefined ? { excludeFromContext } : {}) }, { timeoutMs: 0 });
-      await this.refresh();
-      return { result, active: this.active() };
-    } finally {
-      this.bashRunning = false;
-    }
-  }
-
-  /** POST .../model `{ provider, id }`: a bad body 400, an unknown model or a busy runtime 500 (spec). */
-  async setModel(body: unknown): Promise<Active> {
-    const { provider, id } = parseModelBody(body);
-    await this.ready();
-    this.requireIdle("change the model");
-    if (!this.state.availableModels.some((model) => model.provider === provider && model.id === id)) {
-      throw new RuntimeHostError(500, `Unknown model ${provider}/${id}`);
-    }
-    return this.underSubmissionLock("model change", async () => {
-      this.applySnapshot(await this.call("setModel", { provider, modelId: id }));
-    });
-  }
-
-  /**
-   * POST .../ultrafast `{ enabled }` (spec "Set Ultrafast"): runs the bundled `/ultrafast on|off` command in
-   * the worker (awaiting the command) and answers the resulting `active`; the mode is read from
-   * `state.extensionUi.statuses["leyline-ultrafast"]`. Invalid `enabled` answers 400; a missing command, an
-   * ineligible model (enabling only) and a busy runtime answer 500. The change counts as a prompt being set up, so
-   * queue dispatch waits for it.
-   */
-  async setUltrafast(enabled: unknown): Promise<Active> {
-    parseUltrafastEnabled(enabled);
-    await this.ready();
-    this.requireIdle("change Ultrafast");
-    if (this.queueState.items.some((item) => item.status === "sending")) throw new RuntimeHostError(500, "Cannot change Ultrafast while a prompt is being set up");
-    if (!this.state.slashCommands.some((command) => command.source === "extension" && command.name === ULTRAFAST_COMMAND)) {
-      throw new RuntimeHostError(500, ULTRAFAST_COMMAND_MISSING);
-    }
-    if (enabled && this.state.model?.supportsUltrafast !== true) throw new RuntimeHostError(500, ULTRAFAST_UNAVAILABLE_MESSAGE);
-    return this.underSubmissionLock("Ultrafast change", async () => {
-      await this.call("prompt", { text: `/${ULTRAFAST_COMMAND} ${enabled ? "on" : "off"}`, awaitCompletion: true });
-      await this.refresh();
-    });
-  }
-
-  /** POST .../thinking `{ level }`: the level must be one of `availableThinkingLevels` (400 otherwise). */
-  async setThinkingLevel(level: unknown): Promise<Active> {
-    if (typeof level !== "string") throw new RuntimeHostError(400, "level must be a string");
-    await this.ready();
-    if (!this.state.availableThinkingLevels.includes(level) || !(THINKING_LEVELS as readonly string[]).includes(level)) {
-      throw new RuntimeHostError(400, `Thinking level ${level} is not available (available: ${this.state.availableThinkingLevels.join(", ")})`);
-    }
-    this.applySnapshot(await this.call("setThinkingLevel", { level: level as ThinkingLevelName }));
-    return this.active();
-  }
-
-  /** Reloads pi's resources at the current leaf; unsent tasks stay, held. */
-  async reload(): Promise<Active> {
-    await this.ready();
-    this.requireIdle("reload");
-    if (this.queueState.items.some((item) => item.status === "sending")) throw new RuntimeHostError(500, "Cannot reload while a prompt is being set up");
-    this.holdQueueFor({ type: "reload" });
-    this.dropConfirmations();
-    this.feed([{ type: "extensionUiReset" }]);
-    this.applySnapshot(await this.call("reload", {}, { timeoutMs: 120_000 }));
-    return this.active();
-  }
-
-  /** PATCH /api/pi/sessions/:id `{ name }`: whitespace collapsed, empty rejected (400). */
-  async rename(name: unknown): Promise<Active> {
-    const normalized = normalizeSessionName(name);
-    await this.ready();
-    this.applySnapshot(await this.call("setSessionName", { name: normalized }));
-    return this.active();
-  }
-
-  /** POST .../extension-confirmations/:requestId `{ confirmed }`. */
-  async confirm(requestId: string, confirmed: unknown): Promise<void> {
-    if (typeof confirmed !== "boolean") throw new RuntimeHostError(400, "confirmed must be a boolean");
-    await this.ready();
-    if (!this.hasPendingConfirmation(requestId)) throw new RuntimeHostError(409, "Confirmation is no longer pending");
-    const { delivered } = await this.call("extensionUiReply", { requestId, confirmed });
-    this.resolveConfirmation(requestId);
-    if (!delivered) throw new RuntimeHostError(409, "Confirmation is no longer pending");
-  }
-
-  /**
-   * Reset to here: the file ends at `entryId` afterwards; the original file is copied (byte for byte) to
-   * `<agentDir>/leyline-trash` first (`trashPath`). The worker is disposed during the rewrite and a new one
-   * reopens the file; the queue is held as on reload. See session-reset.ts.
-   */
-  async resetToEntry(entryId: unknown): Promise<{ trashPath: string; active: Active }> {
-    if (typeof entryId !== "string" || entryId === "") throw new RuntimeHostError(400, "entryId must be a non-empty string");
-    await this.ready();
-    this.requireIdle("reset");
-    const file = this.sessionFile;
-    if (file === null || !fs.existsSync(file)) throw new RuntimeHostError(500, "The session has no saved file yet");
-    // Validates the entry (404 unknown, 400 off the active branch) before anything is stopped.
-    checkResetEntry(file, entryId);
-    this.holdQueueFor({ type: "reload" });
-    this.dropConfirmations();
-    this.feed([{ type: "extensionUiReset" }]);
-    this.status = "recovering";
-    await this.stopWorker();
-    let trashPath: string;
-    try {
-      trashPath = resetSessionFile(file, entryId, { trashDir: this.trashDir, now: this.options.clock.now() }).trashPath;
-    } finally {
-      // the worker comes back whether or not the rewrite happened
-      await this.startWorker({ sessionFile: file });
-      this.status = "ready";
-    }
-    return { trashPath, active: this.active() };
+    return this.publisher.fileDeleted();
   }
 
   /** `<agentDir>/leyline-trash` (the host's; PI_CODING_AGENT_DIR's for a handle made without one). */
@@ -345,25 +261,180 @@ export class RuntimeHandle extends RuntimeHandleCore {
     return this.options.trashDir ?? leylineTrashDirOf(resolveAgentDir());
   }
 
+  // ------------------------------------------------------------------------------------------------------
+  // Lifecycle and supervision
+  // ------------------------------------------------------------------------------------------------------
+
+  /** Spawns a worker and opens the target in it. */
+  async start(target: OpenTarget): Promise<void> {
+    await this.supervision.start(target);
+    if ("sessionFile" in target) this.publisher.openedFile();
+  }
+
+  /** Starts publishing host events (the host calls this once the handle is registered). */
+  publish(): void {
+    this.publisher.publish();
+  }
+
+  /** Explicit reopen of a paused (or broken) runtime: resets the recovery count. */
+  reopen(): Promise<void> {
+    return this.supervision.reopen();
+  }
+
+  /** Disposes the worker; the handle is unusable afterwards. */
+  async close(timeoutMs = 5000): Promise<void> {
+    if (this.supervision.status() === "closed") return;
+    this.confirmations.cancelAll();
+    await this.supervision.close(timeoutMs);
+  }
+
   /**
-   * Runs one prompt to completion (subagent children, adapters/subagents): the worker replies after pi's whole
-   * run, without a timeout (`interrupt` or closing the runtime ends it). Meanwhile the runtime counts as a
-   * prompt being set up, so it is busy for eviction, idle cleanup and queue dispatch. Text must not be empty
-   * (400); a busy runtime answers 500; a failed run (preflight, worker exit) throws 500.
+   * The watchdog's probe. Liveness: no valid worker message (heartbeats included) for `livenessMs`.
+   * Progress: pi busy without any pi event for `noProgressMs`, unless a confirmation is waiting for the user.
+   * A failing probe replaces the worker. Non-positive limits disable a check.
    */
-  async runToCompletion(text: unknown): Promise<Active> {
-    if (typeof text !== "string" || text.trim() === "") throw new RuntimeHostError(400, "text must be a non-empty string");
-    await this.ready();
-    this.requireIdle("run a task");
-    this.runStarting += 1;
-    this.lastProgressAt = this.options.clock.now();
-    try {
-      await this.call("prompt", { text, awaitCompletion: true }, { timeoutMs: 0 });
-    } finally {
-      this.runStarting -= 1;
+  probe(now: number, limits: ProbeLimits): ProbeVerdict {
+    return this.supervision.probe(now, limits);
+  }
+
+  /** Replaces the worker after a failure (see runtime-supervision.ts). */
+  recover(reason: string): Promise<void> {
+    return this.supervision.recover(reason);
+  }
+
+  /** What the worker had going is gone: unsent tasks stay, held; dialogs are cancelled; extensions publish afresh. */
+  private forgetWorkerState(): void {
+    this.dispatcher.hold({ type: "reload" });
+    this.confirmations.dropAll();
+    this.publisher.feed([{ type: "extensionUiReset" }]);
+  }
+
+  private onWorkerMessage(message: WorkerNotification): void {
+    switch (message.type) {
+      case "snapshot":
+        this.publisher.applySnapshot(message.snapshot);
+        return;
+      case "event":
+        this.onSessionEvent(message.event);
+        return;
+      case "extension_ui":
+        this.onExtensionUi(message.request);
+        return;
+      case "extension_error":
+        this.publisher.extensionError(message.error);
+        return;
+      case "fault":
+        this.supervision.logDiagnostic({ type: "fault", kind: message.kind, message: message.message, fatal: message.fatal });
+        return;
+      case "protocol_error":
+        this.supervision.logDiagnostic({ type: "protocol_error", message: message.error });
+        return;
+      default:
+        return;
     }
-    await this.refresh();
-    return this.active();
+  }
+
+  private onSessionEvent(event: RuntimeSessionEvent): void {
+    this.supervision.noteProgress();
+    this.supervision.noteActivity();
+    this.publisher.sessionEvent(event, this.dispatcher.handoffId());
+    if (event.type === "agent_end") {
+      this.supervision.runFinished();
+      this.dispatcher.runEnded();
+    }
+  }
+
+  private onExtensionUi(request: ExtensionUiRequest): void {
+    switch (request.method) {
+      case "confirm":
+        this.confirmations.requested(request);
+        return;
+      case "select":
+      case "input":
+      case "editor":
+        // The web UI has confirmations only: other dialogs are cancelled at once (pi then uses its default).
+        void this.supervision.call("extensionUiReply", { requestId: request.requestId, cancelled: true }).catch(() => {});
+        this.supervision.logDiagnostic({ type: "extension_ui", message: `${request.method} dialogs are not supported; cancelled "${request.title}"` });
+        return;
+      case "dismiss":
+        this.confirmations.dismissed(request.requestId, request.reason);
+        return;
+      case "notify":
+        this.publisher.feed([
+          { type: "extensionNotification", notification: { id: randomUUID(), message: request.message, level: request.level, createdAt: this.options.clock.now() } },
+        ]);
+        return;
+      case "setStatus":
+        this.publisher.feed([{ type: "extensionStatus", key: request.key, text: request.text }]);
+        return;
+      case "setWidget":
+        this.publisher.feed([
+          { type: "extensionWidget", key: request.key, lines: request.lines, ...(request.placement ? { placement: request.placement } : {}) },
+        ]);
+        return;
+      case "setTitle":
+        return;
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------------------
+  // Actions (runtime-actions.ts)
+  // ------------------------------------------------------------------------------------------------------
+
+  prompt(body: unknown): Promise<{ queued: boolean; active: Active }> {
+    return this.actions.prompt(body);
+  }
+
+  editPrompt(entryId: unknown, text: unknown, images?: unknown): Promise<Active> {
+    return this.actions.editPrompt(entryId, text, images);
+  }
+
+  queue(body: unknown): Promise<Active> {
+    return this.actions.queue(body);
+  }
+
+  interrupt(): Promise<Active> {
+    return this.actions.interrupt();
+  }
+
+  compact(customInstructions?: unknown): Promise<{ result: CompactionResultInfo; active: Active }> {
+    return this.actions.compact(customInstructions);
+  }
+
+  bash(body: unknown): Promise<{ result: BashResultInfo; active: Active }> {
+    return this.actions.bash(body);
+  }
+
+  setModel(body: unknown): Promise<Active> {
+    return this.actions.setModel(body);
+  }
+
+  setUltrafast(enabled: unknown): Promise<Active> {
+    return this.actions.setUltrafast(enabled);
+  }
+
+  setThinkingLevel(level: unknown): Promise<Active> {
+    return this.actions.setThinkingLevel(level);
+  }
+
+  reload(): Promise<Active> {
+    return this.actions.reload();
+  }
+
+  rename(name: unknown): Promise<Active> {
+    return this.actions.rename(name);
+  }
+
+  confirm(requestId: string, confirmed: unknown): Promise<void> {
+    return this.actions.confirm(requestId, confirmed);
+  }
+
+  resetToEntry(entryId: unknown): Promise<{ trashPath: string; active: Active }> {
+    return this.actions.resetToEntry(entryId);
+  }
+
+  runToCompletion(text: unknown): Promise<Active> {
+    return this.actions.runToCompletion(text);
   }
 
   /** Used by the host's fork: opens `sourceFile` in this (fresh) handle's worker and forks there. */
@@ -371,8 +442,8 @@ export class RuntimeHandle extends RuntimeHandleCore {
     // An unknown entry is the client's error (404), not a worker failure: checked before a worker starts.
     if (!savedEntries(sourceFile).some((entry) => entry.id === entryId)) throw new RuntimeHostError(404, `Entry ${entryId} not found`);
     await this.start({ sessionFile: sourceFile });
-    const result = await this.call("fork", { entryId, position });
+    const result = await this.supervision.call("fork", { entryId, position });
     if (result.cancelled) throw new RuntimeHostError(500, "The fork was cancelled by an extension");
-    this.applySnapshot(result.snapshot);
+    this.publisher.applySnapshot(result.snapshot);
   }
 }
