@@ -45,6 +45,14 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+/**
+ * The body check a route may run before its schema (in a preValidation hook, e.g. to find the session
+ * first): absent is fine, anything but an object answers what the schema check would.
+ */
+export function requireObjectBody(body: unknown): void {
+  if (body !== undefined && body !== null && !isPlainObject(body)) throw new HttpError("invalid_request", BODY_NOT_OBJECT);
+}
+
 function declaresObject(schema: TSchema): boolean {
   return (schema as { type?: unknown }).type === "object";
 }

@@ -21,7 +21,7 @@
  * mode: the workers keep pi's one-at-a-time steering and follow-up modes (pi's defaults, never changed), so
  * the route answers the current snapshot.
  */
-import type { FastifyPluginAsync, FastifyRequest } from "fastify";
+import type { FastifyPluginAsync, FastifyRequest, FastifySchema } from "fastify";
 import {
   answerConfirmation,
   legacyActionRoute,
@@ -29,7 +29,7 @@ import {
   scopedActionRoute,
   type RuntimeActionName,
 } from "../domain/contract/http-runtime-actions.ts";
-import { typed } from "./contract.ts";
+import { requireObjectBody, typed } from "./contract.ts";
 import type { RuntimeHandle } from "../adapters/runtime-host/runtime-handle.ts";
 import type { RuntimeHost } from "../adapters/runtime-host/runtime-host.ts";
 import { PROMPT_BODY_ACTIONS, PROMPT_BODY_LIMIT_BYTES } from "./body-limits.ts";
@@ -102,27 +102,37 @@ export const runtimeActionsRoutes: FastifyPluginAsync<RuntimeActionsRoutesOption
     if (here !== routes) throw new Error(`Runtime action ${name}: the contract says ${routes}, the routes have ${here}`);
   }
 
-  // The schemas (domain/contract/http-runtime-actions.ts) checked the body: a missing one is `{}`.
-  const scoped = (action: Action) => async (request: ActionRequest) => {
-    const handle = await openSession(services, request.params["id"] ?? "");
-    return action(handle, request.body as Record<string, unknown>, request);
+  // The spec's order: a body that is not an object is 400, then the session is found (unknown id 404, no
+  // selection 500), and only then are the body's fields checked (the schemas of
+  // domain/contract/http-runtime-actions.ts; a missing body is `{}`). So the session is resolved in
+  // preValidation, before Fastify runs the schema.
+  const handles = new WeakMap<FastifyRequest, RuntimeHandle>();
+  const resolveFirst = (resolve: (request: ActionRequest) => Promise<RuntimeHandle> | RuntimeHandle) => async (request: FastifyRequest) => {
+    requireObjectBody(request.body);
+    handles.set(request, await resolve(request as ActionRequest));
   };
-  const legacy = (action: Action) => async (request: ActionRequest) => action(host.active(), request.body as Record<string, unknown>, request);
+  const handleOf = (request: FastifyRequest): RuntimeHandle => {
+    const handle = handles.get(request);
+    if (handle === undefined) throw new Error("runtime action without a resolved session");
+    return handle;
+  };
+  const findScoped = resolveFirst((request) => openSession(services, request.params["id"] ?? ""));
+  const findSelected = resolveFirst(() => host.active());
+  const run = (action: Action) => async (request: ActionRequest) => action(handleOf(request), request.body as Record<string, unknown>, request);
 
   // Bodies that may carry images get pi's image limits (body-limits.ts); the others keep Fastify's 1 MiB.
   const bodyLimitOf = (name: string): { bodyLimit?: number } => (PROMPT_BODY_ACTIONS.has(name) ? { bodyLimit: PROMPT_BODY_LIMIT_BYTES } : {});
   for (const [name, action] of Object.entries({ ...shared, ...scopedOnly })) {
     const contract = scopedActionRoute(name as RuntimeActionName);
-    app.post(contract.url, { config: ACTION_CONFIG, schema: contract.schema, ...bodyLimitOf(name) }, scoped(action));
+    app.post<{ Params: Record<string, string>; Body: unknown }>(contract.url, { config: ACTION_CONFIG, schema: contract.schema as FastifySchema, preValidation: findScoped, ...bodyLimitOf(name) }, run(action));
   }
   for (const [name, action] of Object.entries({ ...shared, ...legacyOnly })) {
     const contract = legacyActionRoute(name as RuntimeActionName);
-    app.post(contract.url, { config: ACTION_CONFIG, schema: contract.schema, ...bodyLimitOf(name) }, legacy(action));
+    app.post<{ Params: Record<string, string>; Body: unknown }>(contract.url, { config: ACTION_CONFIG, schema: contract.schema as FastifySchema, preValidation: findSelected, ...bodyLimitOf(name) }, run(action));
   }
 
-  typed(app).post(answerConfirmation.url, { config: ACTION_CONFIG, schema: answerConfirmation.schema }, async (request) => {
-    const handle = await openSession(services, request.params.id);
-    await handle.confirm(request.params.requestId, request.body.confirmed);
+  typed(app).post(answerConfirmation.url, { config: ACTION_CONFIG, schema: answerConfirmation.schema, preValidation: findScoped }, async (request) => {
+    await handleOf(request).confirm(request.params.requestId, request.body.confirmed);
     return { ok: true as const };
   });
 };
