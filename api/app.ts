@@ -3,21 +3,16 @@
  * error handler, the 404 envelope, CORS preflight answers and (optionally) the built client. Tests call
  * `app.inject()` on it without a port; `main.ts` listens.
  *
- * Status mapping (spec "Conventions and status behavior"):
- * - an `HttpError` keeps its status and message (routes throw it on purpose);
- * - schema validation errors → 400 with the validation message;
- * - other errors Fastify marks as client errors (4xx: malformed JSON, empty JSON body, unsupported media
- *   type, body too large) keep their status. Deliberate departure: the spec says malformed JSON is a 500 on
- *   most runtime routes; we answer 400 (`FST_ERR_CTP_INVALID_JSON_BODY`), because it is the client's error
- *   and clients read the `error` text anyway;
- * - anything else → 500 `{ "error": "Internal server error" }`; the details go to the log only.
+ * Statuses come from one table, code → status (domain/contract/error-codes.ts; spec "Conventions and status
+ * behavior"; the spec's odd statuses are commented rows there):
+ * - an `HttpError` (routes; request schemas, see contract.ts) or a `RuntimeHostError` answers its code;
+ * - Fastify's own client errors get the code of their status; malformed or empty JSON is `malformed_json`
+ *   (400: a deliberate departure, the spec says 500 on most runtime routes);
+ * - anything else → `internal`, 500 `{ "error": "Internal server error" }`; the details go to the log only;
  * - a known route path with another method → 405 with an Allow header (see route-methods.ts); an unknown path
  *   → 404 `{ "error": "Not found" }`; a Host off the allow-list, a disallowed browser Origin or cross-site fetch
  *   metadata on /api → 403 (origin-policy.ts, HTTP and WebSocket upgrades alike); a plain GET on a WebSocket
  *   endpoint → 426.
- *
- * - a `RuntimeHostError` (duck-typed: name "RuntimeHostError" and a numeric `status`) keeps its status and
- *   message (the runtime host decides 400/404/409/500/503 for runtime actions).
  *
  * App-scoped services (`app.leyline`): the read side (leyline.sqlite + the session index, opened in the
  * background; /internal/ready says when), the runtime host (one worker process per open session; created
@@ -47,7 +42,7 @@ import { eventsRoutes } from "./events.routes.ts";
 import { exportRoutes } from "./export.routes.ts";
 import { fsRoutes } from "./fs.routes.ts";
 import { healthRoutes } from "./health.routes.ts";
-import { errorCodeOfStatus, type ErrorCode } from "../domain/contract/error-codes.ts";
+import { errorCodeOfStatus, isErrorCode, type ErrorCode } from "../domain/contract/error-codes.ts";
 import { registerContract } from "./contract.ts";
 import { HttpError, sendError } from "./http-error.ts";
 import { infoRoutes } from "./info.routes.ts";
@@ -152,11 +147,14 @@ export function isApiPath(url: string): boolean {
   return pathname === "/api" || pathname.startsWith("/api/");
 }
 
-/** The status of a runtime host error (duck-typed: adapters' RuntimeHostError), else null. */
-export function runtimeHostErrorStatus(error: unknown): number | null {
-  if (!(error instanceof Error) || error.name !== "RuntimeHostError") return null;
-  const status: unknown = (error as Error & { status?: unknown }).status;
-  return typeof status === "number" && Number.isInteger(status) && status >= 400 && status <= 599 ? status : null;
+/**
+ * The error code an error carries on purpose: HttpError (routes, request schemas) and the runtime host's
+ * RuntimeHostError (adapters may not import api/, so it is matched by its `code`, not its class).
+ */
+export function declaredErrorCode(error: unknown): ErrorCode | null {
+  if (!(error instanceof Error)) return null;
+  const code: unknown = (error as Error & { code?: unknown }).code;
+  return (error instanceof HttpError || error.name === "RuntimeHostError") && isErrorCode(code) ? code : null;
 }
 
 /**
@@ -164,9 +162,8 @@ export function runtimeHostErrorStatus(error: unknown): number | null {
  * come only from the code table (domain/contract/error-codes.ts).
  */
 function clientFacing(error: FastifyError): { code: ErrorCode; message: string } | undefined {
-  if (error instanceof HttpError) return { code: error.code, message: error.message };
-  const hostStatus = runtimeHostErrorStatus(error);
-  if (hostStatus !== null) return { code: errorCodeOfStatus(hostStatus), message: error.message };
+  const declared = declaredErrorCode(error);
+  if (declared !== null) return { code: declared, message: error.message };
   if (error.code === "FST_ERR_CTP_INVALID_JSON_BODY" || error.code === "FST_ERR_CTP_EMPTY_JSON_BODY") {
     return { code: "malformed_json", message: error.message };
   }

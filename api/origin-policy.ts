@@ -30,7 +30,7 @@
  */
 import net from "node:net";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import type { ErrorBody } from "./http-error.ts";
+import { sendError } from "./http-error.ts";
 
 export const ALLOWED_ORIGINS_ENV = "LEYLINE_SERVER_ALLOWED_ORIGINS";
 
@@ -195,10 +195,9 @@ export function registerOriginPolicy(app: FastifyInstance, policy: OriginPolicy)
       httpVersion: request.raw.httpVersion,
     });
     if (refusal !== null) {
-      const body: ErrorBody = { error: refusal };
       // A refused WebSocket handshake must not leave the raw socket open for another request.
       if (request.headers.upgrade !== undefined) reply.header("connection", "close");
-      return reply.code(403).send(body);
+      return sendError(reply, "forbidden", refusal);
     }
     if (origin !== undefined) {
       reply.header("access-control-allow-origin", origin).header("vary", "Origin");

@@ -374,4 +374,36 @@ describe("runtime API (in-process workers)", () => {
     expect(prompted.status).toBe(200);
     await settled(second, id, 4);
   });
+
+  it("refuses bodies of the wrong type at the route (the schema), before any action reaches the runtime", async () => {
+    // These checks lived in the runtime handle before the contract; the handle now takes typed bodies.
+    const app = await makeApp({ turns: [] });
+    const { id } = await create(app);
+    const cases: [string, Record<string, unknown>, number, string | RegExp][] = [
+      ["edit-prompt", { entryId: "e1", text: 5 }, 400, "text must be a string"],
+      ["edit-prompt", { entryId: "", text: "x" }, 400, "entryId must be a non-empty string"],
+      ["edit-prompt", { entryId: "e1", text: "x", images: "not an array" }, 400, "images must be an array"],
+      ["thinking", { level: 3 }, 400, "level must be a string"],
+      ["queue", { action: "edit", id: "a", text: "x" }, 409, "Missing prompt queue revision"],
+      ["queue", { action: "move", revision: "1", id: "a", direction: "up" }, 409, "Missing prompt queue revision"],
+      ["compact", { customInstructions: 7 }, 400, "customInstructions must be a string"],
+      ["bash", { command: ["ls"] }, 400, "command must be a string"],
+      ["bash", { command: "ls", excludeFromContext: "yes" }, 400, "excludeFromContext must be a boolean"],
+      ["fork", { entryId: 4 }, 400, "entryId must be a non-empty string"],
+      ["ultrafast", { enabled: "on" }, 400, "enabled must be a boolean"],
+      ["model", { provider: "faux" }, 400, "id must be a non-empty string"],
+      ["prompt", { text: "x", images: [{ type: "image", data: "x" }] }, 400, 'images[0] must be { type: "image", data: string, mimeType: string }'],
+    ];
+    for (const [action, body, status, message] of cases) {
+      const res = await call(app, "POST", `/api/pi/sessions/${id}/${action}`, body);
+      expect({ action, status: res.status }).toEqual({ action, status });
+      expect(String(res.body["error"])).toMatch(message);
+    }
+    const confirm = await call(app, "POST", `/api/pi/sessions/${id}/extension-confirmations/r1`, { confirmed: "yes" });
+    expect(confirm).toMatchObject({ status: 400, body: { error: "confirmed must be a boolean" } });
+    const rename = await call(app, "PATCH", `/api/pi/sessions/${id}`, { name: 5 });
+    expect(rename).toMatchObject({ status: 400, body: { error: "name must be a string" } });
+    const reset = await call(app, "POST", "/api/pi/reset-to-entry", { entryId: "" });
+    expect(reset).toMatchObject({ status: 400, body: { error: "entryId must be a non-empty string" } });
+  });
 });

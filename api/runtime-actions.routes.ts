@@ -22,6 +22,7 @@
  * the route answers the current snapshot.
  */
 import type { FastifyPluginAsync, FastifyRequest, FastifySchema } from "fastify";
+import type { Static, TSchema } from "typebox";
 import {
   answerConfirmation,
   legacyActionRoute,
@@ -44,8 +45,12 @@ export interface RuntimeActionsRoutesOptions {
 
 type ActionRequest = FastifyRequest<{ Params: Record<string, string>; Body: unknown }>;
 
-/** One action: what it does on a resolved runtime. */
-type Action = (handle: RuntimeHandle, body: Record<string, unknown>, request: ActionRequest) => Promise<object>;
+/** The body of an action as its schema admits it (an action without a body schema gets `{}`). */
+type BodyOf<N extends RuntimeActionName> = (typeof RUNTIME_ACTIONS)[N] extends { body: infer B extends TSchema } ? Static<B> : Record<string, never>;
+
+/** One action: what it does on a resolved runtime with its checked body. */
+type Action<N extends RuntimeActionName> = (handle: RuntimeHandle, body: BodyOf<N>) => Promise<object>;
+type Actions<N extends RuntimeActionName> = { readonly [K in N]: Action<K> };
 
 const ACTION_CONFIG: RouteMethodsConfig = { unsupportedMethod: 404 };
 
@@ -53,10 +58,6 @@ export { ULTRAFAST_UNAVAILABLE_MESSAGE as ULTRAFAST_UNAVAILABLE } from "../domai
 export { ULTRAFAST_COMMAND_MISSING } from "../adapters/runtime-host/runtime-handle.ts";
 
 
-/** The entry id of a fork or reset body (the route's schema made it a non-empty string). */
-function entryIdOf(body: Record<string, unknown>): string {
-  return String(body["entryId"]);
-}
 
 export const runtimeActionsRoutes: FastifyPluginAsync<RuntimeActionsRoutesOptions> = async (app, options) => {
   const { readSide, host } = options;
@@ -65,33 +66,33 @@ export const runtimeActionsRoutes: FastifyPluginAsync<RuntimeActionsRoutesOption
   const withDetail = async (handle: RuntimeHandle, active: unknown): Promise<object> => ({ ok: true, active, detail: await detailOf(readSide, handle) });
 
   /** Actions with a scoped route and a legacy twin. */
-  const shared: Record<string, Action> = {
+  const shared: Actions<"prompt" | "bash" | "compact" | "edit-prompt" | "interrupt" | "reload" | "model" | "thinking" | "fork" | "mode"> = {
     prompt: async (handle, body) => ({ ok: true, ...(await handle.prompt(body)) }),
     bash: async (handle, body) => withDetail(handle, (await handle.bash(body)).active),
-    compact: async (handle, body) => withDetail(handle, (await handle.compact(body["customInstructions"])).active),
-    "edit-prompt": async (handle, body) => ({ ok: true, active: await handle.editPrompt(entryIdOf(body), body["text"], body["images"]) }),
+    compact: async (handle, body) => withDetail(handle, (await handle.compact(body.customInstructions)).active),
+    "edit-prompt": async (handle, body) => ({ ok: true, active: await handle.editPrompt(body.entryId, body.text, body.images) }),
     interrupt: async (handle) => ({ ok: true, active: await handle.interrupt() }),
     reload: async (handle) => ({ ok: true, active: await handle.reload() }),
     model: async (handle, body) => ({ ok: true, active: await handle.setModel(body) }),
-    thinking: async (handle, body) => ({ ok: true, active: await handle.setThinkingLevel(body["level"]) }),
+    thinking: async (handle, body) => ({ ok: true, active: await handle.setThinkingLevel(body.level) }),
     fork: async (handle, body) => {
-      const forked = await host.fork(handle.sessionId, entryIdOf(body));
+      const forked = await host.fork(handle.sessionId, body.entryId);
       return withDetail(forked, forked.active());
     },
     mode: async (handle) => ({ ok: true, active: handle.active() }),
   };
 
   /** Scoped-only actions. */
-  const scopedOnly: Record<string, Action> = {
+  const scopedOnly: Actions<"queue" | "ultrafast"> = {
     queue: async (handle, body) => ({ ok: true, active: await handle.queue(body) }),
-    ultrafast: async (handle, body) => ({ ok: true, active: await handle.setUltrafast(body["enabled"]) }),
+    ultrafast: async (handle, body) => ({ ok: true, active: await handle.setUltrafast(body.enabled) }),
   };
 
   /** Legacy-only actions. */
-  const legacyOnly: Record<string, Action> = {
+  const legacyOnly: Actions<"reset-to-entry"> = {
     "reset-to-entry": async (handle, body) => {
       // trashed: the copy of the whole file before the cut (POST /api/pi/sessions/:id/reset-undo restores it)
-      const { active, trashPath } = await handle.resetToEntry(entryIdOf(body));
+      const { active, trashPath } = await handle.resetToEntry(body.entryId);
       return { ...(await withDetail(handle, active)), trashed: { path: trashPath } };
     },
   };
@@ -118,7 +119,8 @@ export const runtimeActionsRoutes: FastifyPluginAsync<RuntimeActionsRoutesOption
   };
   const findScoped = resolveFirst((request) => openSession(services, request.params["id"] ?? ""));
   const findSelected = resolveFirst(() => host.active());
-  const run = (action: Action) => async (request: ActionRequest) => action(handleOf(request), request.body as Record<string, unknown>, request);
+  // The one cast: this route's schema (RUNTIME_ACTIONS[name].body) checked the body as BodyOf<name>.
+  const run = (action: Action<never>) => async (request: ActionRequest) => action(handleOf(request), request.body as never);
 
   // Bodies that may carry images get pi's image limits (body-limits.ts); the others keep Fastify's 1 MiB.
   const bodyLimitOf = (name: string): { bodyLimit?: number } => (PROMPT_BODY_ACTIONS.has(name) ? { bodyLimit: PROMPT_BODY_LIMIT_BYTES } : {});

@@ -101,8 +101,8 @@ export function createRuntimePreviewer(
     try {
       slot = await settings.capacity.reserveCapacity();
     } catch (error) {
-      if (error instanceof RuntimeHostError && error.status === 503 && !closed) {
-        throw new RuntimeHostError(503, `${error.message}: no worker is free to preview ${cwd}; close a session or try again`);
+      if (error instanceof RuntimeHostError && error.code === "capacity_reached" && !closed) {
+        throw new RuntimeHostError("capacity_reached", `${error.message}: no worker is free to preview ${cwd}; close a session or try again`);
       }
       throw error;
     }
@@ -117,9 +117,9 @@ export function createRuntimePreviewer(
     });
     live.add(handle);
     try {
-      if (closed) throw new RuntimeHostError(503, "The server is shutting down");
+      if (closed) throw new RuntimeHostError("capacity_reached", "The server is shutting down");
       await handle.start({ new: { cwd } });
-      if (closed) throw new RuntimeHostError(503, "The server is shutting down");
+      if (closed) throw new RuntimeHostError("capacity_reached", "The server is shutting down");
       return { ...handle.active(), id: "", path: "" };
     } finally {
       // The slot is given back only once the worker is gone.
@@ -132,7 +132,7 @@ export function createRuntimePreviewer(
 
   return {
     async preview(given, previewOptions = {}) {
-      if (closed) throw new RuntimeHostError(503, "The server is shutting down");
+      if (closed) throw new RuntimeHostError("capacity_reached", "The server is shutting down");
       const cwd = path.resolve(given);
       const now = clock.now();
       for (const [key, entry] of cache) if (entry.expiresAt <= now) cache.delete(key);
@@ -146,7 +146,7 @@ export function createRuntimePreviewer(
       const inFlight = building.get(cwd);
       if (inFlight !== undefined) return inFlight;
       if (building.size >= maxBuilding) {
-        throw new RuntimeHostError(503, `Previews of ${building.size} other folders are being built: try ${cwd} again in a few seconds`);
+        throw new RuntimeHostError("capacity_reached", `Previews of ${building.size} other folders are being built: try ${cwd} again in a few seconds`);
       }
       // The inputs are taken before the build: a change while it runs makes the next request build again.
       const run = build(cwd).then(

@@ -11,7 +11,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { handle as handleQueue, initialState as initialQueue } from "../../domain/prompt-queue/prompt-queue.decider.ts";
-import { promptQueueErrorStatus } from "../../domain/prompt-queue/prompt-queue-request.ts";
+import { promptQueueErrorCode } from "../../domain/prompt-queue/prompt-queue-request.ts";
 import type { PromptQueueCommand, PromptQueueDecision, PromptQueueState, PromptSubmission } from "../../domain/prompt-queue/prompt-queue-types.ts";
 import type { PromptKind, StreamingBehavior } from "../../domain/runtime/runtime-types.ts";
 import type { RuntimeSnapshot } from "../runtime-protocol/runtime-protocol.ts";
@@ -129,7 +129,7 @@ export function createPromptDispatcher(deps: PromptDispatcherDeps): PromptDispat
   };
 
   const accepted = (decision: PromptQueueDecision): Accepted => {
-    if (!decision.ok) throw new RuntimeHostError(promptQueueErrorStatus(decision.error.code), decision.error.message);
+    if (!decision.ok) throw new RuntimeHostError(promptQueueErrorCode(decision.error.code), decision.error.message);
     return decision;
   };
 
@@ -203,14 +203,14 @@ export function createPromptDispatcher(deps: PromptDispatcherDeps): PromptDispat
     busy,
     requireIdle(action) {
       const blocker = idleBlocker(action, deps.pi(), state.phase, state.stopping);
-      if (blocker !== null) throw new RuntimeHostError(500, blocker);
+      if (blocker !== null) throw new RuntimeHostError("action_blocked", blocker);
     },
     requireNoTaskInFlight(action) {
-      if (hasTaskInFlight(state.queue)) throw new RuntimeHostError(500, `Cannot ${action} while a prompt is being set up`);
+      if (hasTaskInFlight(state.queue)) throw new RuntimeHostError("action_blocked", `Cannot ${action} while a prompt is being set up`);
     },
     async prompt(request, context) {
       const change = lockHolder(state.phase);
-      if (change !== null) throw new RuntimeHostError(500, `Cannot send a prompt during the ${change}`);
+      if (change !== null) throw new RuntimeHostError("action_blocked", `Cannot send a prompt during the ${change}`);
       const decision = accepted(
         run({
           type: "enqueue",
@@ -257,7 +257,7 @@ export function createPromptDispatcher(deps: PromptDispatcherDeps): PromptDispat
       }
     },
     async whileShellCommand(work) {
-      if (state.shellCommand) throw new RuntimeHostError(500, "A shell command is already running");
+      if (state.shellCommand) throw new RuntimeHostError("action_blocked", "A shell command is already running");
       state = { ...state, shellCommand: true };
       try {
         return await work();

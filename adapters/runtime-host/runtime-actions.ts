@@ -1,15 +1,19 @@
 /**
  * The runtime actions of one open session (spec "Runtime action routes"), carried out on the runtime's parts
  * (runtime-handle.ts wires them and exposes these as its methods). Every action throws `RuntimeHostError`
- * with the status the API should answer; the API adds `detail` (SessionDetail) where the spec asks for it.
+ * with the error code the API answers (domain/contract/error-codes.ts); the API adds `detail` (SessionDetail)
+ * where the spec asks for it. Bodies arrive typed: the routes' schemas checked them
+ * (domain/contract/http-runtime-actions.ts); the rules left here are the ones that need the runtime's state.
  *
- * Statuses: bad bodies 400; queue errors via `promptQueueErrorStatus` (stale revision 409, others 400);
- * confirmation no longer pending 409; paused runtime 409; blocked actions and worker failures 500 (as the
- * spec's status lines say for reload, compact, bash, model).
+ * Codes: queue errors via `promptQueueErrorCode` (stale revision conflict, others invalid_request);
+ * confirmation no longer pending and a paused runtime conflict; blocked actions action_blocked and worker
+ * failures runtime_failed (500, as the spec's status lines say for reload, compact, bash, model).
  */
 import * as fs from "node:fs";
 import { isEmptyPromptText } from "../../domain/prompt-queue/prompt-queue.decider.ts";
-import { parseQueueRequest, promptQueueErrorStatus } from "../../domain/prompt-queue/prompt-queue-request.ts";
+import type { Static } from "typebox";
+import type { RUNTIME_ACTIONS } from "../../domain/contract/http-runtime-actions.ts";
+import { promptQueueErrorCode, queueCommand, type QueueRequestBody } from "../../domain/prompt-queue/prompt-queue-request.ts";
 import { type Active, PROMPT_IMAGE_MIME_TYPES } from "../../domain/runtime/runtime-types.ts";
 import { ULTRAFAST_COMMAND, ULTRAFAST_UNAVAILABLE_MESSAGE } from "../../domain/runtime/ultrafast.ts";
 import { decodeSessionText } from "../../domain/session-decoder.ts";
@@ -18,7 +22,7 @@ import { type BashResultInfo, type CompactionResultInfo, THINKING_LEVELS, type T
 import type { ConfirmationTimers } from "./confirmation-timers.ts";
 import type { HostClock } from "./host-clock.ts";
 import type { PromptDispatcher } from "./prompt-dispatcher.ts";
-import { normalizeSessionName, parseModelBody, parsePromptBody, parseUltrafastEnabled } from "./runtime-action-bodies.ts";
+import { normalizeSessionName, promptBody, type PromptRequest } from "./runtime-action-bodies.ts";
 import { RuntimeHostError, SESSION_NOT_FOUND } from "./runtime-host-error.ts";
 import type { RuntimeSupervision } from "./runtime-supervision.ts";
 import { checkResetEntry, resetSessionFile } from "./session-reset.ts";
@@ -26,9 +30,8 @@ import type { SnapshotPublisher } from "./snapshot-publisher.ts";
 
 export const ULTRAFAST_COMMAND_MISSING = "Ultrafast is not available in this runtime (the Ultrafast command is not loaded)";
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
+type BashRequest = Static<(typeof RUNTIME_ACTIONS)["bash"]["body"]>;
+type ModelRequest = Static<(typeof RUNTIME_ACTIONS)["model"]["body"]>;
 
 /** The saved entries of a session file, in file order (none when the file does not exist yet). */
 export function savedEntries(file: string | null): SessionEntry[] {
@@ -60,7 +63,7 @@ export function createRuntimeActions(parts: RuntimeParts) {
 
   /** Every action's start: 404 for a deleted session file, then the worker (awaiting its start), then activity. */
   const ready = async (): Promise<void> => {
-    if (publisher.fileDeleted()) throw new RuntimeHostError(404, SESSION_NOT_FOUND);
+    if (publisher.fileDeleted()) throw new RuntimeHostError("session_not_found", SESSION_NOT_FOUND);
     await supervision.worker();
     supervision.noteActivity();
   };
@@ -74,8 +77,8 @@ export function createRuntimeActions(parts: RuntimeParts) {
 
   return {
     /** POST .../prompt → `{ queued, active }` (the API adds `ok: true`). */
-    async prompt(body: unknown): Promise<{ queued: boolean; active: Active }> {
-      const request = parsePromptBody(body);
+    async prompt(body: PromptRequest): Promise<{ queued: boolean; active: Active }> {
+      const request = promptBody(body);
       await ready();
       const commandName = request.text.startsWith("/") ? (request.text.slice(1).split(/\s/, 1)[0] ?? "") : "";
       const queued = await dispatcher.prompt(request, {
@@ -93,24 +96,23 @@ export function createRuntimeActions(parts: RuntimeParts) {
      * appends it as a sibling of the original (a new branch; the old one stays in the file). When the
      * submission fails, the leaf is moved back to where it was (best effort) and the failure answers 500.
      */
-    async editPrompt(entryId: unknown, text: unknown, images?: unknown): Promise<Active> {
-      if (typeof entryId !== "string" || entryId === "") throw new RuntimeHostError(400, "entryId must be a non-empty string");
-      const request = parsePromptBody({ text, ...(images !== undefined ? { images } : {}) });
+    async editPrompt(entryId: string, text: string, images?: PromptRequest["images"]): Promise<Active> {
+      const request = promptBody({ text, ...(images !== undefined ? { images } : {}) });
       const badImage = request.images.find((image) => image.data === "" || !(PROMPT_IMAGE_MIME_TYPES as readonly string[]).includes(image.mimeType));
-      if (badImage) throw new RuntimeHostError(400, badImage.data === "" ? "Invalid image" : `Unsupported image type: ${badImage.mimeType}`);
-      if (isEmptyPromptText(request.text) && request.images.length === 0) throw new RuntimeHostError(400, "Prompt text is empty and has no images");
+      if (badImage) throw new RuntimeHostError("invalid_request", badImage.data === "" ? "Invalid image" : `Unsupported image type: ${badImage.mimeType}`);
+      if (isEmptyPromptText(request.text) && request.images.length === 0) throw new RuntimeHostError("invalid_request", "Prompt text is empty and has no images");
       await ready();
       const entries = savedEntries(publisher.identity().sessionFile);
       const entry = entries.find((candidate) => candidate.id === entryId);
-      if (!entry) throw new RuntimeHostError(404, `Entry ${entryId} not found`);
-      if (!isUserMessage(entry)) throw new RuntimeHostError(400, `Entry ${entryId} is not a user message`);
+      if (!entry) throw new RuntimeHostError("entry_not_found", `Entry ${entryId} not found`);
+      if (!isUserMessage(entry)) throw new RuntimeHostError("invalid_request", `Entry ${entryId} is not a user message`);
       dispatcher.requireIdle("edit a prompt");
       dispatcher.requireNoTaskInFlight("edit a prompt");
       const previousLeaf = entries.at(-1) ?? null;
       // Counts as a prompt being set up from here on: blocks queue dispatch and other actions until pi runs.
       await dispatcher.whileSettingUp(async () => {
         const moved = await supervision.call("navigateTree", { targetId: entryId });
-        if (moved.cancelled) throw new RuntimeHostError(500, "The edit was cancelled by an extension");
+        if (moved.cancelled) throw new RuntimeHostError("runtime_failed", "The edit was cancelled by an extension");
         try {
           await dispatcher.submit({ via: "prompt", taskId: null, text: request.text, images: request.images, handoffId: null }, null);
         } catch (error) {
@@ -123,10 +125,10 @@ export function createRuntimeActions(parts: RuntimeParts) {
     },
 
     /** POST /api/pi/sessions/:id/queue → `active`. */
-    async queue(body: unknown): Promise<Active> {
+    async queue(body: QueueRequestBody): Promise<Active> {
       await ready();
-      const parsed = parseQueueRequest(body, { stopping: dispatcher.stopping() });
-      if (!parsed.ok) throw new RuntimeHostError(promptQueueErrorStatus(parsed.error.code), parsed.error.message);
+      const parsed = queueCommand(body, { stopping: dispatcher.stopping() });
+      if (!parsed.ok) throw new RuntimeHostError(promptQueueErrorCode(parsed.error.code), parsed.error.message);
       await dispatcher.mutate(parsed.command);
       return publisher.active();
     },
@@ -142,8 +144,7 @@ export function createRuntimeActions(parts: RuntimeParts) {
       return publisher.active();
     },
 
-    async compact(customInstructions?: unknown): Promise<{ result: CompactionResultInfo; active: Active }> {
-      if (customInstructions !== undefined && typeof customInstructions !== "string") throw new RuntimeHostError(400, "customInstructions must be a string");
+    async compact(customInstructions?: string): Promise<{ result: CompactionResultInfo; active: Active }> {
       await ready();
       dispatcher.requireIdle("compact");
       const result = await supervision.call("compact", customInstructions !== undefined ? { customInstructions } : {}, { timeoutMs: 600_000 });
@@ -151,12 +152,9 @@ export function createRuntimeActions(parts: RuntimeParts) {
       return { result, active: publisher.active() };
     },
 
-    async bash(body: unknown): Promise<{ result: BashResultInfo; active: Active }> {
-      if (!isRecord(body) || typeof body["command"] !== "string") throw new RuntimeHostError(400, "command must be a string");
-      const excludeFromContext = body["excludeFromContext"];
-      if (excludeFromContext !== undefined && typeof excludeFromContext !== "boolean") throw new RuntimeHostError(400, "excludeFromContext must be a boolean");
-      const command = body["command"];
-      if (command.trim() === "") throw new RuntimeHostError(500, "Command is empty");
+    async bash(body: BashRequest): Promise<{ result: BashResultInfo; active: Active }> {
+      const { command, excludeFromContext } = body;
+      if (command.trim() === "") throw new RuntimeHostError("runtime_failed", "Command is empty");
       await ready();
       return dispatcher.whileShellCommand(async () => {
         const result = await supervision.call("bash", { command, ...(excludeFromContext !== undefined ? { excludeFromContext } : {}) }, { timeoutMs: 0 });
@@ -166,12 +164,12 @@ export function createRuntimeActions(parts: RuntimeParts) {
     },
 
     /** POST .../model `{ provider, id }`: a bad body 400, an unknown model or a busy runtime 500 (spec). */
-    async setModel(body: unknown): Promise<Active> {
-      const { provider, id } = parseModelBody(body);
+    async setModel(body: ModelRequest): Promise<Active> {
+      const { provider, id } = body;
       await ready();
       dispatcher.requireIdle("change the model");
       if (!publisher.state().availableModels.some((model) => model.provider === provider && model.id === id)) {
-        throw new RuntimeHostError(500, `Unknown model ${provider}/${id}`);
+        throw new RuntimeHostError("runtime_failed", `Unknown model ${provider}/${id}`);
       }
       await dispatcher.underSubmissionLock("model change", async () => {
         publisher.applySnapshot(await supervision.call("setModel", { provider, modelId: id }));
@@ -186,13 +184,12 @@ export function createRuntimeActions(parts: RuntimeParts) {
      * ineligible model (enabling only) and a busy runtime answer 500. The change holds the submission lock, so
      * queue dispatch waits for it.
      */
-    async setUltrafast(enabled: unknown): Promise<Active> {
-      parseUltrafastEnabled(enabled);
+    async setUltrafast(enabled: boolean): Promise<Active> {
       await ready();
       dispatcher.requireIdle("change Ultrafast");
       dispatcher.requireNoTaskInFlight("change Ultrafast");
-      if (!hasExtensionCommand(ULTRAFAST_COMMAND)) throw new RuntimeHostError(500, ULTRAFAST_COMMAND_MISSING);
-      if (enabled && publisher.state().model?.supportsUltrafast !== true) throw new RuntimeHostError(500, ULTRAFAST_UNAVAILABLE_MESSAGE);
+      if (!hasExtensionCommand(ULTRAFAST_COMMAND)) throw new RuntimeHostError("runtime_failed", ULTRAFAST_COMMAND_MISSING);
+      if (enabled && publisher.state().model?.supportsUltrafast !== true) throw new RuntimeHostError("runtime_failed", ULTRAFAST_UNAVAILABLE_MESSAGE);
       await dispatcher.underSubmissionLock("Ultrafast change", async () => {
         await supervision.call("prompt", { text: `/${ULTRAFAST_COMMAND} ${enabled ? "on" : "off"}`, awaitCompletion: true });
         await refresh();
@@ -201,12 +198,11 @@ export function createRuntimeActions(parts: RuntimeParts) {
     },
 
     /** POST .../thinking `{ level }`: the level must be one of `availableThinkingLevels` (400 otherwise). */
-    async setThinkingLevel(level: unknown): Promise<Active> {
-      if (typeof level !== "string") throw new RuntimeHostError(400, "level must be a string");
+    async setThinkingLevel(level: string): Promise<Active> {
       await ready();
       const available = publisher.state().availableThinkingLevels;
       if (!available.includes(level) || !(THINKING_LEVELS as readonly string[]).includes(level)) {
-        throw new RuntimeHostError(400, `Thinking level ${level} is not available (available: ${available.join(", ")})`);
+        throw new RuntimeHostError("invalid_request", `Thinking level ${level} is not available (available: ${available.join(", ")})`);
       }
       publisher.applySnapshot(await supervision.call("setThinkingLevel", { level: level as ThinkingLevelName }));
       return publisher.active();
@@ -223,7 +219,7 @@ export function createRuntimeActions(parts: RuntimeParts) {
     },
 
     /** PATCH /api/pi/sessions/:id `{ name }`: whitespace collapsed, empty rejected (400). */
-    async rename(name: unknown): Promise<Active> {
+    async rename(name: string): Promise<Active> {
       const normalized = normalizeSessionName(name);
       await ready();
       publisher.applySnapshot(await supervision.call("setSessionName", { name: normalized }));
@@ -231,13 +227,12 @@ export function createRuntimeActions(parts: RuntimeParts) {
     },
 
     /** POST .../extension-confirmations/:requestId `{ confirmed }`. */
-    async confirm(requestId: string, confirmed: unknown): Promise<void> {
-      if (typeof confirmed !== "boolean") throw new RuntimeHostError(400, "confirmed must be a boolean");
+    async confirm(requestId: string, confirmed: boolean): Promise<void> {
       await ready();
-      if (!confirmations.isPending(requestId)) throw new RuntimeHostError(409, "Confirmation is no longer pending");
+      if (!confirmations.isPending(requestId)) throw new RuntimeHostError("conflict", "Confirmation is no longer pending");
       const { delivered } = await supervision.call("extensionUiReply", { requestId, confirmed });
       confirmations.resolved(requestId);
-      if (!delivered) throw new RuntimeHostError(409, "Confirmation is no longer pending");
+      if (!delivered) throw new RuntimeHostError("conflict", "Confirmation is no longer pending");
     },
 
     /**
@@ -245,12 +240,11 @@ export function createRuntimeActions(parts: RuntimeParts) {
      * `<agentDir>/leyline-trash` first (`trashPath`). The worker is disposed during the rewrite and a new one
      * reopens the file; the queue is held as on reload. See session-reset.ts.
      */
-    async resetToEntry(entryId: unknown): Promise<{ trashPath: string; active: Active }> {
-      if (typeof entryId !== "string" || entryId === "") throw new RuntimeHostError(400, "entryId must be a non-empty string");
+    async resetToEntry(entryId: string): Promise<{ trashPath: string; active: Active }> {
       await ready();
       dispatcher.requireIdle("reset");
       const file = publisher.identity().sessionFile;
-      if (file === null || !fs.existsSync(file)) throw new RuntimeHostError(500, "The session has no saved file yet");
+      if (file === null || !fs.existsSync(file)) throw new RuntimeHostError("runtime_failed", "The session has no saved file yet");
       // Validates the entry (404 unknown, 400 off the active branch) before anything is stopped.
       checkResetEntry(file, entryId);
       parts.forgetWorkerState();
@@ -266,8 +260,8 @@ export function createRuntimeActions(parts: RuntimeParts) {
      * prompt being set up, so it is busy for eviction, idle cleanup and queue dispatch. Text must not be empty
      * (400); a busy runtime answers 500; a failed run (preflight, worker exit) throws 500.
      */
-    async runToCompletion(text: unknown): Promise<Active> {
-      if (typeof text !== "string" || text.trim() === "") throw new RuntimeHostError(400, "text must be a non-empty string");
+    async runToCompletion(text: string): Promise<Active> {
+      if (text.trim() === "") throw new RuntimeHostError("invalid_request", "text must be a non-empty string");
       await ready();
       dispatcher.requireIdle("run a task");
       await dispatcher.whileSettingUp(async () => {

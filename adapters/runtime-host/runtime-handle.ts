@@ -381,69 +381,69 @@ export class RuntimeHandle {
   // Actions (runtime-actions.ts)
   // ------------------------------------------------------------------------------------------------------
 
-  prompt(body: unknown): Promise<{ queued: boolean; active: Active }> {
-    return this.actions.prompt(body);
+  prompt(...args: Parameters<RuntimeActions["prompt"]>): Promise<{ queued: boolean; active: Active }> {
+    return this.actions.prompt(...args);
   }
 
-  editPrompt(entryId: unknown, text: unknown, images?: unknown): Promise<Active> {
-    return this.actions.editPrompt(entryId, text, images);
+  editPrompt(...args: Parameters<RuntimeActions["editPrompt"]>): Promise<Active> {
+    return this.actions.editPrompt(...args);
   }
 
-  queue(body: unknown): Promise<Active> {
-    return this.actions.queue(body);
+  queue(...args: Parameters<RuntimeActions["queue"]>): Promise<Active> {
+    return this.actions.queue(...args);
   }
 
   interrupt(): Promise<Active> {
     return this.actions.interrupt();
   }
 
-  compact(customInstructions?: unknown): Promise<{ result: CompactionResultInfo; active: Active }> {
-    return this.actions.compact(customInstructions);
+  compact(...args: Parameters<RuntimeActions["compact"]>): Promise<{ result: CompactionResultInfo; active: Active }> {
+    return this.actions.compact(...args);
   }
 
-  bash(body: unknown): Promise<{ result: BashResultInfo; active: Active }> {
-    return this.actions.bash(body);
+  bash(...args: Parameters<RuntimeActions["bash"]>): Promise<{ result: BashResultInfo; active: Active }> {
+    return this.actions.bash(...args);
   }
 
-  setModel(body: unknown): Promise<Active> {
-    return this.actions.setModel(body);
+  setModel(...args: Parameters<RuntimeActions["setModel"]>): Promise<Active> {
+    return this.actions.setModel(...args);
   }
 
-  setUltrafast(enabled: unknown): Promise<Active> {
-    return this.actions.setUltrafast(enabled);
+  setUltrafast(...args: Parameters<RuntimeActions["setUltrafast"]>): Promise<Active> {
+    return this.actions.setUltrafast(...args);
   }
 
-  setThinkingLevel(level: unknown): Promise<Active> {
-    return this.actions.setThinkingLevel(level);
+  setThinkingLevel(...args: Parameters<RuntimeActions["setThinkingLevel"]>): Promise<Active> {
+    return this.actions.setThinkingLevel(...args);
   }
 
   reload(): Promise<Active> {
     return this.actions.reload();
   }
 
-  rename(name: unknown): Promise<Active> {
-    return this.actions.rename(name);
+  rename(...args: Parameters<RuntimeActions["rename"]>): Promise<Active> {
+    return this.actions.rename(...args);
   }
 
-  confirm(requestId: string, confirmed: unknown): Promise<void> {
-    return this.actions.confirm(requestId, confirmed);
+  confirm(...args: Parameters<RuntimeActions["confirm"]>): Promise<void> {
+    return this.actions.confirm(...args);
   }
 
-  resetToEntry(entryId: unknown): Promise<{ trashPath: string; active: Active }> {
-    return this.actions.resetToEntry(entryId);
+  resetToEntry(...args: Parameters<RuntimeActions["resetToEntry"]>): Promise<{ trashPath: string; active: Active }> {
+    return this.actions.resetToEntry(...args);
   }
 
-  runToCompletion(text: unknown): Promise<Active> {
-    return this.actions.runToCompletion(text);
+  runToCompletion(...args: Parameters<RuntimeActions["runToCompletion"]>): Promise<Active> {
+    return this.actions.runToCompletion(...args);
   }
 
   /** Used by the host's fork: opens `sourceFile` in this (fresh) handle's worker and forks there. */
   async startFork(sourceFile: string, entryId: string, position: "before" | "at"): Promise<void> {
     // An unknown entry is the client's error (404), not a worker failure: checked before a worker starts.
-    if (!savedEntries(sourceFile).some((entry) => entry.id === entryId)) throw new RuntimeHostError(404, `Entry ${entryId} not found`);
+    if (!savedEntries(sourceFile).some((entry) => entry.id === entryId)) throw new RuntimeHostError("entry_not_found", `Entry ${entryId} not found`);
     await this.start({ sessionFile: sourceFile });
     const result = await this.supervision.call("fork", { entryId, position });
-    if (result.cancelled) throw new RuntimeHostError(500, "The fork was cancelled by an extension");
+    if (result.cancelled) throw new RuntimeHostError("runtime_failed", "The fork was cancelled by an extension");
     this.publisher.applySnapshot(result.snapshot);
   }
 }

@@ -162,11 +162,10 @@ describe("RuntimeHost (in-process workers)", () => {
     const moved = await handle.queue({ action: "move", revision, id: idC, direction: "up" });
     expect(moved.state.promptQueue?.items.map((item) => item.id)).toEqual([idA, idC, idB]);
     await expectStatus(handle.queue({ action: "edit", revision, id: idB, text: "task B edited" }), 409);
-    await expectStatus(handle.queue({ action: "edit", id: idB, text: "x" }), 409);
-    const edited = await handle.queue({ action: "edit", revision: moved.state.promptQueue?.revision, id: idB, text: "task B edited" });
+    const edited = await handle.queue({ action: "edit", revision: moved.state.promptQueue?.revision ?? -1, id: idB, text: "task B edited" });
     expect(edited.state.promptQueue).toMatchObject({ held: true });
-    await expectStatus(handle.queue({ action: "move", revision: edited.state.promptQueue?.revision, id: idA, direction: "up" }), 400);
-    await handle.queue({ action: "resume", revision: edited.state.promptQueue?.revision });
+    await expectStatus(handle.queue({ action: "move", revision: edited.state.promptQueue?.revision ?? -1, id: idA, direction: "up" }), 400);
+    await handle.queue({ action: "resume", revision: edited.state.promptQueue?.revision ?? -1 });
 
     await rec.until(() => handle.promptQueue.items.length === 0 && idle(handle)() && messageTexts(handle.sessionFile ?? "").length === 8, "queue drained");
     expect(messageTexts(handle.sessionFile ?? "").filter((text) => text.startsWith("user:"))).toEqual([
@@ -193,7 +192,7 @@ describe("RuntimeHost (in-process workers)", () => {
     const active = await handle.interrupt();
     expect(active.state.isStreaming).toBe(false);
     expect(active.state.promptQueue).toMatchObject({ held: true, items: [{ text: "after stop", status: "pending" }] });
-    await handle.queue({ action: "resume", revision: active.state.promptQueue?.revision });
+    await handle.queue({ action: "resume", revision: active.state.promptQueue?.revision ?? -1 });
     await rec.until(() => handle.promptQueue.items.length === 0 && idle(handle)() && messageTexts(handle.sessionFile ?? "").includes("assistant:resumed"));
   });
 
@@ -204,7 +203,6 @@ describe("RuntimeHost (in-process workers)", () => {
     const high = await handle.setThinkingLevel("high");
     expect(high.state.thinkingLevel).toBe("high");
     await expectStatus(handle.setThinkingLevel("ultra"), 400);
-    await expectStatus(handle.setThinkingLevel(3), 400);
     const second = await handle.setModel({ provider: "faux", id: "faux-2" });
     expect(second.state.availableThinkingLevels).toEqual(["off"]);
     await expectStatus(handle.setThinkingLevel("high"), 400);
@@ -227,7 +225,6 @@ describe("RuntimeHost (in-process workers)", () => {
     const compact = handle.snapshot(false) as { state: { pendingConfirmationCount: number; extensionUi: Record<string, unknown> } };
     expect(compact.state.pendingConfirmationCount).toBe(1);
     expect(compact.state.extensionUi["confirmations"]).toBeUndefined();
-    await expectStatus(handle.confirm(first?.id ?? "", "yes"), 400);
     await handle.confirm(first?.id ?? "", true);
     await expectStatus(handle.confirm(first?.id ?? "", true), 409, /no longer pending/);
 

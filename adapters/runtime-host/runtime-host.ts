@@ -175,7 +175,7 @@ export class RuntimeHost {
   /** The handle or 404 "Session not found". */
   require(sessionId: string): RuntimeHandle {
     const handle = this.get(sessionId);
-    if (!handle) throw new RuntimeHostError(404, SESSION_NOT_FOUND);
+    if (!handle) throw new RuntimeHostError("session_not_found", SESSION_NOT_FOUND);
     return handle;
   }
 
@@ -203,7 +203,7 @@ export class RuntimeHost {
   active(): RuntimeHandle {
     const id = this.activeSessionId;
     const handle = id === null ? undefined : this.get(id);
-    if (!handle) throw new RuntimeHostError(500, "No active session");
+    if (!handle) throw new RuntimeHostError("no_active_session", "No active session");
     return handle;
   }
 
@@ -218,7 +218,7 @@ export class RuntimeHost {
   }
 
   private async openFile(sessionFile: string): Promise<RuntimeHandle> {
-    if (typeof sessionFile !== "string" || sessionFile === "") throw new RuntimeHostError(400, "sessionFile must be a non-empty string");
+    if (typeof sessionFile !== "string" || sessionFile === "") throw new RuntimeHostError("invalid_request", "sessionFile must be a non-empty string");
     const file = path.resolve(sessionFile);
     const existing = this.findByFile(file);
     if (existing) {
@@ -227,7 +227,7 @@ export class RuntimeHost {
     }
     const opening = this.openingFiles.get(file);
     if (opening) return opening;
-    if (!fs.existsSync(file)) throw new RuntimeHostError(404, SESSION_NOT_FOUND);
+    if (!fs.existsSync(file)) throw new RuntimeHostError("session_not_found", SESSION_NOT_FOUND);
     const run = this.launch((handle) => handle.start({ sessionFile: file }));
     this.openingFiles.set(file, run);
     try {
@@ -238,8 +238,8 @@ export class RuntimeHost {
   }
 
   private async openNew(target: NewSessionTarget): Promise<RuntimeHandle> {
-    if (typeof target?.cwd !== "string" || target.cwd === "") throw new RuntimeHostError(400, "cwd must be a non-empty string");
-    if (target.kind !== undefined && target.kind !== "session" && target.kind !== "research") throw new RuntimeHostError(400, "kind must be session or research");
+    if (typeof target?.cwd !== "string" || target.cwd === "") throw new RuntimeHostError("invalid_request", "cwd must be a non-empty string");
+    if (target.kind !== undefined && target.kind !== "session" && target.kind !== "research") throw new RuntimeHostError("invalid_request", "kind must be session or research");
     const open: OpenTarget = {
       new: { cwd: path.resolve(target.cwd), ...(target.kind ? { kind: target.kind } : {}), ...(target.child ? { child: target.child } : {}) },
     };
@@ -252,12 +252,12 @@ export class RuntimeHost {
    * "before" forks before a user message (pi's editor fork).
    */
   async fork(sourceId: string, entryId: unknown, options: { position?: "before" | "at" } = {}): Promise<RuntimeHandle> {
-    if (typeof entryId !== "string" || entryId === "") throw new RuntimeHostError(400, "entryId must be a non-empty string");
+    if (typeof entryId !== "string" || entryId === "") throw new RuntimeHostError("invalid_request", "entryId must be a non-empty string");
     const source = this.require(sourceId);
-    if (source.active().state.isCompacting) throw new RuntimeHostError(500, "Cannot fork while the session is compacting");
+    if (source.active().state.isCompacting) throw new RuntimeHostError("action_blocked", "Cannot fork while the session is compacting");
     const file = source.sessionFile;
-    if (source.fileDeleted()) throw new RuntimeHostError(404, SESSION_NOT_FOUND);
-    if (file === null || !fs.existsSync(file)) throw new RuntimeHostError(500, "Cannot fork an unsaved session");
+    if (source.fileDeleted()) throw new RuntimeHostError("session_not_found", SESSION_NOT_FOUND);
+    if (file === null || !fs.existsSync(file)) throw new RuntimeHostError("runtime_failed", "Cannot fork an unsaved session");
     const handle = await this.launch((fresh) => fresh.startFork(file, entryId, options.position ?? "at"));
     this.selected = handle.sessionId;
     return handle;
@@ -366,7 +366,7 @@ export class RuntimeHost {
 
   /** Capacity check, start, registration and announcement of a new handle. */
   private async launch(start: (handle: RuntimeHandle) => Promise<void>): Promise<RuntimeHandle> {
-    if (this.shuttingDown) throw new RuntimeHostError(503, "The server is shutting down");
+    if (this.shuttingDown) throw new RuntimeHostError("capacity_reached", "The server is shutting down");
     // The slot passes from the reservation to the pending handle with no await between them.
     const slot = await this.reserveCapacity();
     let handle: RuntimeHandle;
@@ -386,7 +386,7 @@ export class RuntimeHost {
     this.pendingHandles.delete(handle);
     if (this.shuttingDown) {
       await handle.close(this.options.disposeTimeoutMs ?? 5000);
-      throw new RuntimeHostError(503, "The server is shutting down");
+      throw new RuntimeHostError("capacity_reached", "The server is shutting down");
     }
     // Two opens of one file can race through fork/new paths only; a duplicate file yields to the first.
     const duplicate = handle.sessionFile !== null ? this.findByFile(handle.sessionFile) : undefined;
@@ -408,13 +408,13 @@ export class RuntimeHost {
    * never overshoot. `release()` (idempotent) gives it back.
    */
   async reserveCapacity(): Promise<CapacityReservation> {
-    if (this.shuttingDown) throw new RuntimeHostError(503, "The server is shutting down");
+    if (this.shuttingDown) throw new RuntimeHostError("capacity_reached", "The server is shutting down");
     const capacity = this.options.capacity ?? DEFAULT_CAPACITY;
     const used = (): number =>
       this.registered.filter((handle) => handle.status !== "paused").length + this.pendingHandles.size + this.reservedSlots;
     while (used() >= capacity) {
       const victim = this.idleCandidates().sort((a, b) => a.lastActivityAt - b.lastActivityAt)[0];
-      if (!victim) throw new RuntimeHostError(503, `Runtime capacity reached (${capacity} workers in use, none idle)`);
+      if (!victim) throw new RuntimeHostError("capacity_reached", `Runtime capacity reached (${capacity} workers in use, none idle)`);
       await this.closeHandle(victim);
     }
     this.reservedSlots += 1;

@@ -283,11 +283,11 @@ export function createRuntimeSupervision(deps: RuntimeSupervisionDeps): RuntimeS
   };
 
   const worker = async (): Promise<RuntimeWorkerClient> => {
-    if (state.status === "closed") throw new RuntimeHostError(404, SESSION_NOT_FOUND);
-    if (state.status === "paused") throw new RuntimeHostError(409, "The runtime is paused after repeated failures; reopen the session");
+    if (state.status === "closed") throw new RuntimeHostError("session_not_found", SESSION_NOT_FOUND);
+    if (state.status === "paused") throw new RuntimeHostError("conflict", "The runtime is paused after repeated failures; reopen the session");
     if (state.starting) await state.starting;
     const client = state.client;
-    if (!client || client.exited) throw new RuntimeHostError(500, "The runtime worker is not running");
+    if (!client || client.exited) throw new RuntimeHostError("runtime_failed", "The runtime worker is not running");
     return client;
   };
 
@@ -315,7 +315,7 @@ export function createRuntimeSupervision(deps: RuntimeSupervisionDeps): RuntimeS
       update({ status: "ready" });
     },
     async reopen() {
-      if (state.status === "closed") throw new RuntimeHostError(404, SESSION_NOT_FOUND);
+      if (state.status === "closed") throw new RuntimeHostError("session_not_found", SESSION_NOT_FOUND);
       if (state.status !== "paused" && hasLiveWorker()) return;
       update({ recoveries: 0, status: "recovering" });
       logSupervision({ status: "reopening", reason: "explicit reopen" });

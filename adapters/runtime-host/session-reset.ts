@@ -85,8 +85,8 @@ function readSessionBytes(sessionFile: string): Buffer {
   try {
     return fs.readFileSync(sessionFile);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") throw new RuntimeHostError(404, SESSION_NOT_FOUND);
-    throw new RuntimeHostError(500, `Cannot read the session file: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") throw new RuntimeHostError("session_not_found", SESSION_NOT_FOUND);
+    throw new RuntimeHostError("runtime_failed", `Cannot read the session file: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
   }
 }
 
@@ -94,9 +94,9 @@ function readSessionBytes(sessionFile: string): Buffer {
 function cutLine(bytes: Buffer, entryId: string): { lines: LineInfo[]; index: number; branch: Set<string> } {
   const lines = parseLines(bytes);
   const index = lines.findIndex((candidate) => candidate.id === entryId);
-  if (index === -1) throw new RuntimeHostError(404, `Entry ${entryId} not found`);
+  if (index === -1) throw new RuntimeHostError("entry_not_found", `Entry ${entryId} not found`);
   const branch = new Set(activeBranchIds(bytes));
-  if (!branch.has(entryId)) throw new RuntimeHostError(400, `Entry ${entryId} is not on the active branch`);
+  if (!branch.has(entryId)) throw new RuntimeHostError("invalid_request", `Entry ${entryId} is not on the active branch`);
   return { lines, index, branch };
 }
 
@@ -165,15 +165,15 @@ function headerId(bytes: Buffer): string | null {
 export function readResetCopy(sessionId: string, trashPath: string, trashDir: string): Buffer {
   const resolved = path.resolve(trashPath);
   if (path.dirname(resolved) !== path.resolve(trashDir) || !RESET_COPY_NAME.test(path.basename(resolved))) {
-    throw new RuntimeHostError(400, "trashPath must be a reset copy in leyline-trash");
+    throw new RuntimeHostError("invalid_request", "trashPath must be a reset copy in leyline-trash");
   }
   let copy: Buffer;
   try {
     copy = fs.readFileSync(resolved);
   } catch {
-    throw new RuntimeHostError(404, "Trash copy not found");
+    throw new RuntimeHostError("not_found", "Trash copy not found");
   }
-  if (headerId(copy) !== sessionId) throw new RuntimeHostError(400, "The trash copy belongs to another session");
+  if (headerId(copy) !== sessionId) throw new RuntimeHostError("invalid_request", "The trash copy belongs to another session");
   return copy;
 }
 

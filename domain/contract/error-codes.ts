@@ -16,7 +16,7 @@ export const ERROR_STATUS = {
   malformed_json: 400,
   /** A Host off the allow-list, a browser Origin not allowed, cross-site fetch metadata on /api. */
   forbidden: 403,
-  /** No route has this path (or a file of the built client is missing). */
+  /** No route has this path (or a file of the built client, or a trash copy named in a body, is missing). */
   not_found: 404,
   /** An unknown (or deleted) session, wherever it is named: by id, by path, in an action. */
   session_not_found: 404,
@@ -37,7 +37,10 @@ export const ERROR_STATUS = {
   unsupported_media_type: 415,
   /** spec: an ordinary GET on an endpoint that needs a WebSocket upgrade. */
   upgrade_required: 426,
-  /** A runtime, SDK, worker or file-system failure while acting on a session. */
+  /**
+   * A runtime, SDK, worker or file-system failure while acting on a session, and the runtime inputs the spec
+   * answers with 500 (an empty shell command, an unknown model, Ultrafast unavailable for the model).
+   */
   runtime_failed: 500,
   /**
    * spec: an action the session's state blocks (streaming, compacting, a prompt being set up, a concurrent

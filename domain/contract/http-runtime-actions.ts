@@ -3,11 +3,11 @@
  * scoped route `POST /api/pi/sessions/:id/<action>` (the runtime is opened when needed) and, for most, a
  * legacy twin `POST /api/pi/<action>` on the selected runtime. Both take the same body.
  */
-import { Type } from "typebox";
-import { PROMPT_QUEUE_ACTIONS } from "../prompt-queue/prompt-queue-request.ts";
+import { Type, type Static } from "typebox";
+import { PROMPT_QUEUE_ACTIONS, type QueueRequestBody } from "../prompt-queue/prompt-queue-request.ts";
 import { Active, SessionDetail, Trashed } from "./http-common.ts";
 import { defineRoute, type RouteContract, type RouteSchemas } from "./http-route.ts";
-import { failsWith, literals, nonEmptyString, SessionIdParams } from "./schema-kit.ts";
+import { failsWith, literals, nonEmptyString, SessionIdParams, type SameType } from "./schema-kit.ts";
 
 const tags = ["runtime actions"];
 
@@ -37,10 +37,12 @@ const EntryIdBody = Type.Object({ entryId: nonEmptyString("entryId must be a non
 export const QueueBody = Type.Object({
   action: failsWith(literals(PROMPT_QUEUE_ACTIONS), `action must be one of ${PROMPT_QUEUE_ACTIONS.join(", ")}`),
   revision: failsWith(Type.Integer(), "Missing prompt queue revision", "conflict"),
-  id: Type.Optional(Type.String()),
-  text: Type.Optional(Type.String()),
-  direction: Type.Optional(Type.String()),
+  id: Type.Optional(failsWith(Type.String(), "id must be a non-empty string")),
+  text: Type.Optional(failsWith(Type.String(), "text must be a string")),
+  direction: Type.Optional(failsWith(Type.String(), "direction must be up or down")),
 });
+const _queue: SameType<Static<typeof QueueBody>, QueueRequestBody> = true;
+void _queue;
 
 interface ActionSchemas {
   readonly summary: string;

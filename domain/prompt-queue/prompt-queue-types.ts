@@ -161,7 +161,7 @@ export type PromptQueueEventType = PromptQueueEvent["type"];
 // Decisions and errors
 // ---------------------------------------------------------------------------------------------------------
 
-/** `stale-revision` maps to 409, every other code to 400 (`promptQueueErrorStatus`). */
+/** `stale-revision` is a conflict (409), every other code invalid_request (400) (`promptQueueErrorCode`). */
 export type PromptQueueErrorCode = "stale-revision" | "invalid" | "not-found" | "not-pending" | "blocked";
 
 export interface PromptQueueError {
