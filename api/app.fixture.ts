@@ -3,6 +3,7 @@
  * WebSocket message queue. Not imported by production code.
  */
 import fs from "node:fs";
+import { serverMessageFailure } from "../domain/contract/events-socket.ts";
 import os from "node:os";
 import path from "node:path";
 import type { FastifyInstance } from "fastify";
@@ -96,8 +97,12 @@ export class MessageQueue {
     return new Promise((resolve) => this.waiters.push(resolve));
   }
 
+  /** The next message, checked against the events socket's contract (domain/contract/events-socket.ts). */
   async next(): Promise<ReceivedMessage> {
-    return JSON.parse(await this.nextText()) as ReceivedMessage;
+    const message: unknown = JSON.parse(await this.nextText());
+    const failure = serverMessageFailure(message);
+    if (failure !== null) throw new Error(`events socket message breaks its schema: ${failure}`);
+    return message as ReceivedMessage;
   }
 
   /** The next message of type `type` (earlier ones of other types are dropped). */

@@ -32,7 +32,8 @@ function fakeRuntime(id: string): OpenRuntime {
     sessionId: id,
     sessionFile: null,
     summary: () => ({ id, path: "", cwd: "/w", isSubagentSession: false, research: null, firstMessage: "", messageCount: 0 }),
-    snapshot: (full) => ({ id, full }),
+    // A snapshot's smallest contract shape (domain/contract ActiveSnapshot); `full` says which variant it is.
+    snapshot: (full) => ({ id, state: { full } }),
     liveStream: () => EMPTY_LIVE_STREAM,
   };
 }
@@ -82,18 +83,18 @@ describe("WS /api/pi/events", () => {
       return out;
     };
     expect(await take(queues.focused, 3)).toEqual([
-      { type: "active_session", data: { id: "s1", full: false }, seq: 1 },
-      { type: "active_session", data: { id: "s2", full: true }, seq: 2 },
+      { type: "active_session", data: { id: "s1", state: { full: false } }, seq: 1 },
+      { type: "active_session", data: { id: "s2", state: { full: true } }, seq: 2 },
       { type: "runtime_roster", data: { sessionIds: ["s1", "s2"] }, seq: 3 },
     ]);
     expect((await take(queues.all, 3)).map((m) => (m as { data: unknown }).data)).toEqual([
-      { id: "s1", full: true },
-      { id: "s2", full: true },
+      { id: "s1", state: { full: true } },
+      { id: "s2", state: { full: true } },
       { sessionIds: ["s1", "s2"] },
     ]);
     expect((await take(queues.none, 2)).map((m) => (m as { data: unknown }).data)).toEqual([
-      { id: "s1", full: false },
-      { id: "s2", full: false },
+      { id: "s1", state: { full: false } },
+      { id: "s2", state: { full: false } },
     ]);
     await take(queues.none, 1);
     for (const queue of Object.values(queues)) expect((await queue.next()).type).toBe("session_list");
@@ -180,7 +181,7 @@ describe("WS /api/pi/events", () => {
     while (sent < 1000 && idleRounds < 3) {
       const before = compactEncodings;
       const n = ++sent;
-      events.next({ type: "runtime_event", sessionId: "s1", data: (full) => (full || compactEncodings++, { n, big }) });
+      events.next({ type: "runtime_event", sessionId: "s1", data: (full) => (full || compactEncodings++, { activeSessionId: "s1", event: { type: "message_update", n, big } }) });
       expect((await live.queue.next()).seq).toBe(n + 2);
       idleRounds = compactEncodings === before ? idleRounds + 1 : 0;
     }
@@ -192,8 +193,8 @@ describe("WS /api/pi/events", () => {
     expect(stalledSeqs).toEqual(stalledSeqs.map((_, i) => i + 3));
     expect(stalledSeqs.length).toBeLessThan(sent - 2);
 
-    events.next({ type: "runtime_event", sessionId: "s1", data: () => ({ after: true }) });
-    expect(await live.queue.next()).toMatchObject({ seq: sent + 3, data: { after: true } });
+    events.next({ type: "runtime_event", sessionId: "s1", data: () => ({ activeSessionId: "s1", event: { type: "after" } }) });
+    expect(await live.queue.next()).toMatchObject({ seq: sent + 3, data: { event: { type: "after" } } });
     expect(live.socket.readyState).toBe(WebSocket.OPEN);
     live.socket.close();
     await live.queue.closed;

@@ -4,6 +4,7 @@
  * WS /api/pi/events messages with `until` (re-checked on every message; no sleeps).
  */
 import fs from "node:fs";
+import { serverMessageFailure } from "../domain/contract/events-socket.ts";
 import path from "node:path";
 import type { ExtensionFactory } from "@earendil-works/pi-coding-agent";
 import type { FastifyInstance, InjectOptions } from "fastify";
@@ -121,7 +122,11 @@ export class EventCollector {
   constructor(readonly socket: WebSocket) {
     socket.on("message", (data: RawData) => {
       const text = Array.isArray(data) ? Buffer.concat(data).toString("utf8") : Buffer.from(data as ArrayBuffer).toString("utf8");
-      this.messages.push(JSON.parse(text) as EventMessageRecord);
+      const message: unknown = JSON.parse(text);
+      // A message off the contract is an uncaught error here, so the test run fails loudly.
+      const failure = serverMessageFailure(message);
+      if (failure !== null) throw new Error(`events socket message breaks its schema: ${failure}`);
+      this.messages.push(message as EventMessageRecord);
       for (const waiter of [...this.waiters]) {
         if (waiter.check()) {
           this.waiters.splice(this.waiters.indexOf(waiter), 1);

@@ -1,6 +1,8 @@
 /**
  * The read side on the events socket (WS /api/pi/events), beyond the spec's runtime messages: message types and
- * their `data`, shared by the server (api/events.routes.ts) and the client (web/src/api, stores).
+ * their `data`, shared by the server (api/events.routes.ts) and the client (web/src/api, stores). Their
+ * schemas, and those of every other message in both directions, are in domain/contract/events-socket.ts
+ * (which proves these types equal to them).
  *
  * Every message is `{ type, data?, seq }`. `seq` numbers the messages of one *stream* (from 1); a stream
  * outlives its socket for a while, so a client that reconnects with `?stream=<id>&after=<last seq it applied>`
@@ -111,23 +113,4 @@ export interface LiveMessageMap {
 
 export type LiveMessageType = keyof LiveMessageMap;
 
-/**
- * Client → server messages (each at most 1 KiB): the heartbeat reply (exactly PONG_TEXT) and a focus change
- * (the session whose full snapshots, detail and streamed output this connection receives; "" for none).
- */
-export type ClientMessage = { readonly type: "pong" } | { readonly type: "focus"; readonly sessionId: string };
-
-/** Parses a client message; null when it is not one. */
-export function parseClientMessage(text: string): ClientMessage | null {
-  if (text === PONG_TEXT) return { type: "pong" };
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return null;
-  }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return null;
-  const record = value as Record<string, unknown>;
-  if (record["type"] === "focus" && typeof record["sessionId"] === "string") return { type: "focus", sessionId: record["sessionId"] };
-  return null;
-}
+/** Client → server messages and their parsing: domain/contract/events-socket.ts (ClientMessage). */
