@@ -22,12 +22,12 @@
  * the route answers the current snapshot.
  */
 import type { FastifyPluginAsync, FastifyRequest, FastifySchema } from "fastify";
-import type { Static, TSchema } from "typebox";
 import {
   answerConfirmation,
   legacyActionRoute,
   RUNTIME_ACTIONS,
   scopedActionRoute,
+  type RuntimeActionBody,
   type RuntimeActionName,
 } from "../domain/contract/http-runtime-actions.ts";
 import { requireObjectBody, typed } from "./contract.ts";
@@ -45,8 +45,7 @@ export interface RuntimeActionsRoutesOptions {
 
 type ActionRequest = FastifyRequest<{ Params: Record<string, string>; Body: unknown }>;
 
-/** The body of an action as its schema admits it (an action without a body schema gets `{}`). */
-type BodyOf<N extends RuntimeActionName> = (typeof RUNTIME_ACTIONS)[N] extends { body: infer B extends TSchema } ? Static<B> : Record<string, never>;
+type BodyOf<N extends RuntimeActionName> = RuntimeActionBody<N>;
 
 /** One action: what it does on a resolved runtime with its checked body. */
 type Action<N extends RuntimeActionName> = (handle: RuntimeHandle, body: BodyOf<N>) => Promise<object>;

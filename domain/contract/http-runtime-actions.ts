@@ -3,7 +3,7 @@
  * scoped route `POST /api/pi/sessions/:id/<action>` (the runtime is opened when needed) and, for most, a
  * legacy twin `POST /api/pi/<action>` on the selected runtime. Both take the same body.
  */
-import { Type, type Static } from "typebox";
+import { Type, type Static, type TSchema } from "typebox";
 import { PROMPT_QUEUE_ACTIONS, type QueueRequestBody } from "../prompt-queue/prompt-queue-request.ts";
 import { Active, SessionDetail, Trashed } from "./http-common.ts";
 import { defineRoute, type RouteContract, type RouteSchemas } from "./http-route.ts";
@@ -114,6 +114,11 @@ export const RUNTIME_ACTIONS = {
 } as const satisfies Record<string, ActionSchemas & { routes: "both" | "scoped" | "legacy" }>;
 
 export type RuntimeActionName = keyof typeof RUNTIME_ACTIONS;
+
+/** The body an action takes (`{}` for the actions without one). */
+export type RuntimeActionBody<N extends RuntimeActionName> = (typeof RUNTIME_ACTIONS)[N] extends { body: infer B extends TSchema } ? Static<B> : Record<string, never>;
+/** What an action answers. */
+export type RuntimeActionResponse<N extends RuntimeActionName> = Static<(typeof RUNTIME_ACTIONS)[N]["response"][200]>;
 
 type ActionOf<N extends RuntimeActionName> = (typeof RUNTIME_ACTIONS)[N];
 

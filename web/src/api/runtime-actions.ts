@@ -7,8 +7,10 @@
  * Each action has a pure request builder (`runtimeRequests.x(...)` → `{ method, path, body }`, tested on its
  * own) and a function that sends it through http.ts (errors are `ApiError(status, message)`).
  */
-import type { Active, PromptImage, StreamingBehavior } from "../../../domain/runtime/runtime-types.ts";
-import type { ActiveResponse, CreateSessionResponse, RenameSessionResponse, SessionDetail, SessionKind } from "./dto.ts";
+import type { RouteResponse } from "../../../domain/contract/http-route.ts";
+import type { answerConfirmation as answerConfirmationRoute, RuntimeActionBody, RuntimeActionResponse } from "../../../domain/contract/http-runtime-actions.ts";
+import type { PromptImage } from "../../../domain/runtime/runtime-types.ts";
+import type { ActiveResponse, CreateSessionResponse, RenameSessionResponse, SessionKind } from "./dto.ts";
 import { ApiError, http, request } from "./http.ts";
 
 export interface ActionRequest {
@@ -17,14 +19,8 @@ export interface ActionRequest {
   body: Record<string, unknown>;
 }
 
-/** POST /api/pi/sessions/:id/prompt */
-export interface PromptRequest {
-  text: string;
-  images?: PromptImage[];
-  streamingBehavior?: StreamingBehavior;
-  kind?: "session" | "research";
-  handoffId?: string;
-}
+/** POST /api/pi/sessions/:id/prompt (the route's body, from the server's contract). */
+export type PromptRequest = RuntimeActionBody<"prompt">;
 
 /** One Up-next queue mutation (its revision is passed separately: always the current promptQueue.revision). */
 export type QueueMutation =
@@ -37,26 +33,15 @@ export type QueueMutation =
 
 export type QueueAction = QueueMutation["action"];
 
-export interface PromptResponse {
-  ok: true;
-  queued: boolean;
-  active: Active;
-}
+// A mutation with its revision is a body the queue route takes: this line stops compiling if they drift apart.
+const _queueBody = (mutation: QueueMutation, revision: number): RuntimeActionBody<"queue"> => ({ ...mutation, revision });
+void _queueBody;
 
-export interface ActiveActionResponse {
-  ok: true;
-  active: Active;
-}
-
-export interface ActiveDetailResponse {
-  ok: true;
-  active: Active;
-  detail: SessionDetail;
-}
-
-export interface OkResponse {
-  ok: true;
-}
+/** The answers, from the server's contract. */
+export type PromptResponse = RuntimeActionResponse<"prompt">;
+export type ActiveActionResponse = RuntimeActionResponse<"interrupt">;
+export type ActiveDetailResponse = RuntimeActionResponse<"fork">;
+export type OkResponse = RouteResponse<typeof answerConfirmationRoute>;
 
 function scoped(sessionId: string, action: string): string {
   return `/api/pi/sessions/${encodeURIComponent(sessionId)}/${action}`;
@@ -207,7 +192,7 @@ export function runtimeState(cwd?: string): Promise<ActiveResponse> {
   return http.get<ActiveResponse>("/api/pi/state", cwd ? { query: { cwd } } : {});
 }
 
-export function selectSession(sessionId: string): Promise<{ active: Active }> {
+export function selectSession(sessionId: string): Promise<ActiveResponse> {
   return send(runtimeRequests.selectSession(sessionId));
 }
 
