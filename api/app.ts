@@ -4,7 +4,8 @@
  * `app.inject()` on it without a port; `main.ts` listens.
  *
  * Status mapping (spec "Conventions and status behavior"):
- * - an `HttpError` keeps its status and message (routes throw it on purpose);
+ * - an `HttpError` (routes throw it on purpose) or a `ServiceError` (domain/service-error.ts: what the services in
+ *   adapters/ and domain/ throw) answers the status of its code with its message;
  * - schema validation errors → 400 with the validation message;
  * - other errors Fastify marks as client errors (4xx: malformed JSON, empty JSON body, unsupported media
  *   type, body too large) keep their status. Deliberate departure: the spec says malformed JSON is a 500 on
@@ -49,7 +50,8 @@ import { fsRoutes } from "./fs.routes.ts";
 import { healthRoutes } from "./health.routes.ts";
 import { errorCodeOfStatus, type ErrorCode } from "../domain/contract/error-codes.ts";
 import { registerContract } from "./contract.ts";
-import { HttpError, sendError } from "./http-error.ts";
+import { sendError } from "./http-error.ts";
+import { ServiceError } from "../domain/service-error.ts";
 import { infoRoutes } from "./info.routes.ts";
 import { allowedOriginsFromEnv, CORS_ALLOWED_METHODS, createOriginPolicy, registerOriginPolicy } from "./origin-policy.ts";
 import { openReadSide, type ReadSide } from "./read-side.ts";
@@ -164,7 +166,7 @@ export function runtimeHostErrorStatus(error: unknown): number | null {
  * come only from the code table (domain/contract/error-codes.ts).
  */
 function clientFacing(error: FastifyError): { code: ErrorCode; message: string } | undefined {
-  if (error instanceof HttpError) return { code: error.code, message: error.message };
+  if (error instanceof ServiceError) return { code: error.code, message: error.message };
   const hostStatus = runtimeHostErrorStatus(error);
   if (hostStatus !== null) return { code: errorCodeOfStatus(hostStatus), message: error.message };
   if (error.code === "FST_ERR_CTP_INVALID_JSON_BODY" || error.code === "FST_ERR_CTP_EMPTY_JSON_BODY") {
