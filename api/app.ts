@@ -54,7 +54,7 @@ import { sendError } from "./http-error.ts";
 import { ServiceError } from "../domain/service-error.ts";
 import { infoRoutes } from "./info.routes.ts";
 import { allowedOriginsFromEnv, CORS_ALLOWED_METHODS, createOriginPolicy, registerOriginPolicy } from "./origin-policy.ts";
-import { openReadSide, type ReadSide } from "./read-side.ts";
+import { openReadSide, type ReadSide } from "../adapters/read-side/read-side.ts";
 import { trackRouteMethods } from "./route-methods.ts";
 import { runtimeActionsRoutes } from "./runtime-actions.routes.ts";
 import type { RuntimeHostView } from "./runtime-host.ts";

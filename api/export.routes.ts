@@ -19,7 +19,7 @@ import { exportContentDisposition, exportDispositionType, exportFileNames } from
 import { EXPORT_CSP, renderSessionExport, type SessionExportInput } from "../projections/session-export/session-export.ts";
 import { SESSION_NOT_FOUND } from "../adapters/runtime-host/runtime-host-error.ts";
 import { HttpError } from "./http-error.ts";
-import type { ReadSide } from "./read-side.ts";
+import type { ReadSide } from "../adapters/read-side/read-side.ts";
 import type { OpenRuntime, RuntimeHostView } from "./runtime-host.ts";
 import { loadSessionDetail, resolveSessionPath } from "./sessions.routes.ts";
 

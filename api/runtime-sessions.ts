@@ -14,7 +14,7 @@ import type { RuntimeHost } from "../adapters/runtime-host/runtime-host.ts";
 import { SESSION_NOT_FOUND } from "../adapters/runtime-host/runtime-host-error.ts";
 import { readSessionHeader } from "../adapters/runtime-worker/worker-runtime.ts";
 import { HttpError } from "./http-error.ts";
-import type { ReadSide } from "./read-side.ts";
+import type { ReadSide } from "../adapters/read-side/read-side.ts";
 import type { SessionDetail } from "../domain/session-detail.ts";
 import { readOnlyOf } from "../projections/session-detail.ts";
 import { loadSessionDetail } from "./sessions.routes.ts";

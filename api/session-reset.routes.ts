@@ -21,7 +21,7 @@ import type { RuntimeHost } from "../adapters/runtime-host/runtime-host.ts";
 import { readResetCopy, resetPreviewOfFile, restoreResetCopy } from "../adapters/runtime-host/session-reset.ts";
 import type { ResetPreview, ResetUndoResponse } from "../domain/reset-preview.ts";
 import { HttpError } from "./http-error.ts";
-import type { ReadSide } from "./read-side.ts";
+import type { ReadSide } from "../adapters/read-side/read-side.ts";
 import { closeIdleRuntime, persistedFileOf, SESSION_NOT_FOUND } from "./runtime-sessions.ts";
 import { loadSessionDetail } from "./sessions.routes.ts";
 

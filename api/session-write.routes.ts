@@ -26,7 +26,7 @@ import type { RuntimeHandle } from "../adapters/runtime-host/runtime-handle.ts";
 import type { RuntimeHost } from "../adapters/runtime-host/runtime-host.ts";
 import { expandHome } from "../adapters/sqlite/data-dir.ts";
 import { HttpError } from "./http-error.ts";
-import type { ReadSide } from "./read-side.ts";
+import type { ReadSide } from "../adapters/read-side/read-side.ts";
 import type { RuntimePreviewer } from "./runtime-preview.ts";
 import { closeIdleRuntime, detailOf, openSession, openSessionFile, SESSION_NOT_FOUND } from "./runtime-sessions.ts";
 import { resolveSessionPath } from "./sessions.routes.ts";

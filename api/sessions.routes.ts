@@ -21,7 +21,7 @@ import type { DetailBody, SessionDetailFeeds } from "../adapters/read-side/sessi
 import { expandHome } from "../adapters/sqlite/data-dir.ts";
 import { SESSION_NOT_FOUND } from "../adapters/runtime-host/runtime-host-error.ts";
 import { HttpError } from "./http-error.ts";
-import type { ReadSide } from "./read-side.ts";
+import type { ReadSide } from "../adapters/read-side/read-side.ts";
 import type { RuntimeHostView } from "./runtime-host.ts";
 
 export interface SessionsRoutesOptions {

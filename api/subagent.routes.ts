@@ -27,7 +27,7 @@ import { THINKING_LEVELS, type ThinkingLevelName } from "../adapters/runtime-pro
 import { parseModelRef, runSubagent, type SubagentModelRef, type SubagentRequest } from "../adapters/subagents/subagent-runner.ts";
 import { PROMPT_BODY_LIMIT_BYTES } from "./body-limits.ts";
 import { HttpError } from "./http-error.ts";
-import type { ReadSide } from "./read-side.ts";
+import type { ReadSide } from "../adapters/read-side/read-side.ts";
 import { bodyObject, persistedFileOf } from "./runtime-sessions.ts";
 
 export interface SubagentRoutesOptions {

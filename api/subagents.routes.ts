@@ -26,7 +26,7 @@ import {
 import { canonicalPath } from "../adapters/subagents/subagent-context.ts";
 import { deleteSubagentOverride, scopeIdOf, setSubagentOverride } from "../adapters/subagents/subagent-overrides.ts";
 import { HttpError } from "./http-error.ts";
-import type { ReadSide } from "./read-side.ts";
+import type { ReadSide } from "../adapters/read-side/read-side.ts";
 import type { RuntimeHostView } from "./runtime-host.ts";
 import { bodyObject } from "./runtime-sessions.ts";
 

@@ -1,0 +1,91 @@
+/**
+ * The read side as app-scoped services: leyline.sqlite (migrations run on open) and the session index over
+ * pi's sessions folder. Opening starts at once and runs in the background, so the server can listen while
+ * it scans; /internal/ready answers 503 until both are ready, and routes that need them wait for `ready()`.
+ * `close()` (the app's onClose) closes the index, then the database.
+ */
+import type { SessionSummary } from "../../domain/session-summary.ts";
+import { createPiSessionIndex } from "./pi-session-index.ts";
+import type { SessionIndex } from "./session-index.ts";
+import { createSessionDetailFeeds, type SessionDetailFeeds } from "./session-detail-feeds.ts";
+import { openLeylineDatabase, type LeylineDatabaseHandle } from "../sqlite/database.ts";
+
+export interface ReadSideServices {
+  readonly database: LeylineDatabaseHandle;
+  readonly index: SessionIndex<SessionSummary>;
+  /** Session details kept live for sockets and GET /api/pi/sessions/:id (adapters/read-side/session-detail-feeds.ts). */
+  readonly details: SessionDetailFeeds;
+}
+
+export type ReadSidePhase = "opening-database" | "indexing" | "ready" | "failed" | "closed";
+
+export interface ReadSide {
+  phase(): ReadSidePhase;
+  /** The start-up error (phase "failed"), without a stack. */
+  failure(): string | null;
+  /** The services once ready; rejects when start-up failed or the read side is closed. */
+  ready(): Promise<ReadSideServices>;
+  /** The services when ready, else null. */
+  current(): ReadSideServices | null;
+  close(): Promise<void>;
+}
+
+export interface ReadSideOptions {
+  readonly dataDir: string;
+  readonly agentDir: string;
+  /** Watch the sessions folder (default true). */
+  readonly watch?: boolean;
+  /** Background errors of the index (they never stop it). */
+  readonly onError?: (error: unknown) => void;
+}
+
+export function openReadSide(options: ReadSideOptions): ReadSide {
+  let phase: ReadSidePhase = "opening-database";
+  let failure: string | null = null;
+  let services: ReadSideServices | null = null;
+  let closing = false;
+  let database: LeylineDatabaseHandle | null = null;
+  let index: SessionIndex<SessionSummary> | null = null;
+
+  const opened = (async (): Promise<ReadSideServices> => {
+    database = await openLeylineDatabase({ dataDir: options.dataDir });
+    if (closing) throw new Error("The read side was closed while it opened");
+    phase = "indexing";
+    index = createPiSessionIndex({
+      db: database.db,
+      agentDir: options.agentDir,
+      watch: options.watch ?? true,
+      ...(options.onError !== undefined ? { onError: options.onError } : {}),
+    });
+    await index.ready;
+    if (closing) throw new Error("The read side was closed while it opened");
+    services = { database, index, details: createSessionDetailFeeds() };
+    phase = "ready";
+    return services;
+  })();
+  opened.catch((error: unknown) => {
+    if (closing) return;
+    phase = "failed";
+    failure = error instanceof Error ? error.message : String(error);
+    options.onError?.(error);
+  });
+
+  return {
+    phase: () => phase,
+    failure: () => failure,
+    ready: () => opened,
+    current: () => services,
+    async close() {
+      if (closing) return;
+      closing = true;
+      await opened.catch(() => undefined);
+      phase = "closed";
+      services?.details.close();
+      services = null;
+      const openIndex = index as SessionIndex<SessionSummary> | null;
+      const openDatabase = database as LeylineDatabaseHandle | null;
+      if (openIndex !== null) await openIndex.close();
+      if (openDatabase !== null) await openDatabase.close();
+    },
+  };
+}
