@@ -1,7 +1,8 @@
 /**
  * Session read routes (spec "Session routes"):
  * - GET /api/pi/sessions → `{ sessions: SessionSummary[] }`: runtime-only sessions (open runtimes whose file
- *   is not in the persisted list) first, in roster order, then the persisted list by `modified`, newest first;
+ *   is not in the persisted list) first, in roster order, then the persisted list by `modified`, newest first
+ *   (domain/session-list-merge.ts);
  * - GET /api/pi/sessions/:id[?path=] → SessionDetail; with `path`, that file is opened and its session id must
  *   equal `:id` (missing file or unknown id → 404, a file that is not that session → 500);
  * - GET /api/pi/sessions/by-path?path= → SessionDetail (missing query → 400, unresolvable → 404).
@@ -14,9 +15,9 @@ import fs from "node:fs";
 import path from "node:path";
 import type { FastifyPluginAsync, FastifyReply } from "fastify";
 import { listSessions, sessionByPath, sessionDetail } from "../domain/contract/http-sessions.ts";
+import { sessionList } from "../domain/session-list-merge.ts";
 import { typed } from "./contract.ts";
 import type { SessionDetail } from "../domain/session-detail.ts";
-import type { SessionSummary } from "../domain/session-summary.ts";
 import type { DetailBody, SessionDetailFeeds } from "../adapters/read-side/session-detail-feeds.ts";
 import { expandHome } from "../adapters/sqlite/data-dir.ts";
 import { SESSION_NOT_FOUND } from "../adapters/runtime-host/runtime-host-error.ts";
@@ -27,19 +28,6 @@ import type { RuntimeHostView } from "./runtime-host.ts";
 export interface SessionsRoutesOptions {
   readonly readSide: ReadSide;
   readonly runtimeHost: RuntimeHostView;
-}
-
-/** The list: runtime-only sessions, then the persisted ones (already ordered by the index). */
-export function sessionList(persisted: readonly SessionSummary[], runtimeHost: RuntimeHostView): SessionSummary[] {
-  const persistedPaths = new Set(persisted.map((s) => s.path));
-  const persistedIds = new Set(persisted.map((s) => s.id));
-  const runtimeOnly: SessionSummary[] = [];
-  for (const runtime of runtimeHost.openRuntimes()) {
-    const file = runtime.sessionFile;
-    if ((file !== null && persistedPaths.has(path.resolve(file))) || persistedIds.has(runtime.sessionId)) continue;
-    runtimeOnly.push(runtime.summary());
-  }
-  return [...runtimeOnly, ...persisted];
 }
 
 /** A `path` query value as a file path: `~` expanded, relative paths from the server's directory. */
@@ -84,7 +72,7 @@ export const sessionsRoutes: FastifyPluginAsync<SessionsRoutesOptions> = async (
 
   api.get(listSessions.url, { schema: listSessions.schema }, async () => {
     const { index } = await readSide.ready();
-    return { sessions: sessionList(index.list(), runtimeHost) };
+    return { sessions: sessionList(index.list(), runtimeHost.openRuntimes(), (file) => path.resolve(file)) };
   });
 
   api.get(
