@@ -53,6 +53,13 @@ export function requireObjectBody(body: unknown): void {
   if (body !== undefined && body !== null && !isPlainObject(body)) throw new HttpError("invalid_request", BODY_NOT_OBJECT);
 }
 
+/** A JSON object body for a route that reads it field by field: a missing body is `{}`; anything else → 400. */
+export function bodyObject(body: unknown): Record<string, unknown> {
+  if (body === undefined || body === null) return {};
+  if (!isPlainObject(body)) throw new HttpError("invalid_request", BODY_NOT_OBJECT);
+  return body;
+}
+
 function declaresObject(schema: TSchema): boolean {
   return (schema as { type?: unknown }).type === "object";
 }

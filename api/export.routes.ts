@@ -18,11 +18,12 @@ import { typed } from "./contract.ts";
 import { exportContentDisposition, exportDispositionType, exportFileNames } from "../projections/session-export/export-filename.ts";
 import { EXPORT_CSP, renderSessionExport } from "../projections/session-export/session-export.ts";
 import { unsavedExport, type SessionExportSource } from "../projections/session-export/unsaved-export.ts";
-import { SESSION_NOT_FOUND } from "../adapters/runtime-host/runtime-host-error.ts";
-import { HttpError } from "./http-error.ts";
 import type { ReadSide } from "../adapters/read-side/read-side.ts";
+import { loadSessionDetail } from "../adapters/read-side/session-lookup.ts";
+import { SESSION_NOT_FOUND } from "../adapters/runtime-host/runtime-host-error.ts";
+import { resolveSessionPath } from "../adapters/session-files/session-paths.ts";
+import { HttpError } from "./http-error.ts";
 import type { RuntimeHostView } from "./runtime-host.ts";
-import { loadSessionDetail, resolveSessionPath } from "./sessions.routes.ts";
 
 export interface ExportRoutesOptions {
   readonly readSide: ReadSide;
@@ -32,8 +33,6 @@ export interface ExportRoutesOptions {
   /** The export time. Default: the current time. */
   readonly now?: () => Date;
 }
-
-
 
 export const exportRoutes: FastifyPluginAsync<ExportRoutesOptions> = async (app, options) => {
   const { readSide, runtimeHost, version } = options;

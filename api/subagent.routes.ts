@@ -28,7 +28,8 @@ import { parseModelRef, runSubagent, type SubagentModelRef, type SubagentRequest
 import { PROMPT_BODY_LIMIT_BYTES } from "./body-limits.ts";
 import { HttpError } from "./http-error.ts";
 import type { ReadSide } from "../adapters/read-side/read-side.ts";
-import { bodyObject, persistedFileOf } from "./runtime-sessions.ts";
+import { persistedFileOf } from "../adapters/read-side/session-lookup.ts";
+import { bodyObject } from "./contract.ts";
 
 export interface SubagentRoutesOptions {
   readonly readSide: ReadSide;

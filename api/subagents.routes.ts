@@ -25,10 +25,10 @@ import {
 } from "../adapters/subagents/subagent-settings.ts";
 import { canonicalPath } from "../adapters/subagents/subagent-context.ts";
 import { deleteSubagentOverride, scopeIdOf, setSubagentOverride } from "../adapters/subagents/subagent-overrides.ts";
-import { HttpError } from "./http-error.ts";
 import type { ReadSide } from "../adapters/read-side/read-side.ts";
+import { bodyObject } from "./contract.ts";
+import { HttpError } from "./http-error.ts";
 import type { RuntimeHostView } from "./runtime-host.ts";
-import { bodyObject } from "./runtime-sessions.ts";
 
 export interface SubagentsRoutesOptions {
   readonly readSide: ReadSide;
