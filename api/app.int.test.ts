@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { FastifyInstance } from "fastify";
 import { buildApp, packageVersion } from "./app.ts";
 import { testDirs } from "./app.fixture.ts";
+import { ServiceError } from "../domain/service-error.ts";
 import { HttpError } from "./http-error.ts";
 import { CAPABILITIES } from "./info.routes.ts";
 
@@ -78,6 +79,9 @@ describe("envelopes and statuses", () => {
     a.get("/api/test/http-error", async () => {
       throw new HttpError("conflict", "Stale revision");
     });
+    a.get("/api/test/service-error", async () => {
+      throw new ServiceError("session_not_found", "Session not found");
+    });
     a.get("/api/test/crash", async () => {
       throw new Error("secret internal detail at /home/user/.pi");
     });
@@ -86,6 +90,10 @@ describe("envelopes and statuses", () => {
     const conflict = await a.inject({ method: "GET", url: "/api/test/http-error" });
     expect(conflict.statusCode).toBe(409);
     expect(conflict.json()).toEqual({ error: "Stale revision" });
+
+    const notFound = await a.inject({ method: "GET", url: "/api/test/service-error" });
+    expect(notFound.statusCode).toBe(404);
+    expect(notFound.json()).toEqual({ error: "Session not found" });
 
     const crash = await a.inject({ method: "GET", url: "/api/test/crash" });
     expect(crash.statusCode).toBe(500);

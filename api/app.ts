@@ -5,7 +5,8 @@
  *
  * Statuses come from one table, code → status (domain/contract/error-codes.ts; spec "Conventions and status
  * behavior"; the spec's odd statuses are commented rows there):
- * - an `HttpError` (routes; request schemas, see contract.ts) or a `RuntimeHostError` answers its code;
+ * - a `ServiceError` (domain/service-error.ts: what services throw; its flavours HttpError, thrown by routes
+ *   and the request schemas (contract.ts), and the runtime host's RuntimeHostError) answers its code;
  * - Fastify's own client errors get the code of their status; malformed or empty JSON is `malformed_json`
  *   (400: a deliberate departure, the spec says 500 on most runtime routes);
  * - anything else → `internal`, 500 `{ "error": "Internal server error" }`; the details go to the log only;
@@ -42,12 +43,13 @@ import { eventsRoutes } from "./events.routes.ts";
 import { exportRoutes } from "./export.routes.ts";
 import { fsRoutes } from "./fs.routes.ts";
 import { healthRoutes } from "./health.routes.ts";
-import { errorCodeOfStatus, isErrorCode, type ErrorCode } from "../domain/contract/error-codes.ts";
+import { errorCodeOfStatus, type ErrorCode } from "../domain/contract/error-codes.ts";
 import { registerContract } from "./contract.ts";
-import { HttpError, sendError } from "./http-error.ts";
+import { sendError } from "./http-error.ts";
+import { ServiceError } from "../domain/service-error.ts";
 import { infoRoutes } from "./info.routes.ts";
 import { allowedOriginsFromEnv, CORS_ALLOWED_METHODS, createOriginPolicy, registerOriginPolicy } from "./origin-policy.ts";
-import { openReadSide, type ReadSide } from "./read-side.ts";
+import { openReadSide, type ReadSide } from "../adapters/read-side/read-side.ts";
 import { trackRouteMethods } from "./route-methods.ts";
 import { runtimeActionsRoutes } from "./runtime-actions.routes.ts";
 import type { RuntimeHostView } from "./runtime-host.ts";
@@ -148,22 +150,11 @@ export function isApiPath(url: string): boolean {
 }
 
 /**
- * The error code an error carries on purpose: HttpError (routes, request schemas) and the runtime host's
- * RuntimeHostError (adapters may not import api/, so it is matched by its `code`, not its class).
- */
-export function declaredErrorCode(error: unknown): ErrorCode | null {
-  if (!(error instanceof Error)) return null;
-  const code: unknown = (error as Error & { code?: unknown }).code;
-  return (error instanceof HttpError || error.name === "RuntimeHostError") && isErrorCode(code) ? code : null;
-}
-
-/**
  * The code and message to send for an error, or undefined when it is an internal error (→ 500). Statuses
  * come only from the code table (domain/contract/error-codes.ts).
  */
 function clientFacing(error: FastifyError): { code: ErrorCode; message: string } | undefined {
-  const declared = declaredErrorCode(error);
-  if (declared !== null) return { code: declared, message: error.message };
+  if (error instanceof ServiceError) return { code: error.code, message: error.message };
   if (error.code === "FST_ERR_CTP_INVALID_JSON_BODY" || error.code === "FST_ERR_CTP_EMPTY_JSON_BODY") {
     return { code: "malformed_json", message: error.message };
   }

@@ -40,7 +40,7 @@ import { createSessionListFeed, type SessionListFeed } from "./events/session-li
 import { eventsSocket } from "../domain/contract/http-service.ts";
 import { typed } from "./contract.ts";
 import { sendError } from "./http-error.ts";
-import type { ReadSide } from "./read-side.ts";
+import type { ReadSide } from "../adapters/read-side/read-side.ts";
 import { eventFocusOf, isFullFor, type EventFocus, type OpenRuntime, type RuntimeHostEvent, type RuntimeHostView } from "./runtime-host.ts";
 
 export { CLOSE_SLOW_READER, encodeMessageHead, EVENTS_PATH, PONG_TEXT, SLOW_READER_REASON };

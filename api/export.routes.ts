@@ -6,7 +6,8 @@
  *
  * The session is resolved as GET /api/pi/sessions/:id resolves it: with `path`, that file (missing → 404;
  * not that session → 500); else the persisted file of the id, or an open runtime's file; an open runtime
- * that has not written its file yet is exported from its list row and research state (no transcript).
+ * that has not written its file yet is exported from its list row and research state (no transcript;
+ * projections/session-export/unsaved-export.ts).
  * Deliberate departure: the spec says an unknown session "currently returns 500"; it answers 404
  * `{ error: "Session not found" }` (the spec's general rule for unknown sessions).
  */
@@ -14,14 +15,15 @@ import fs from "node:fs";
 import type { FastifyPluginAsync } from "fastify";
 import { exportSession } from "../domain/contract/http-sessions.ts";
 import { typed } from "./contract.ts";
-import type { ResearchState } from "../domain/research/research-types.ts";
 import { exportContentDisposition, exportDispositionType, exportFileNames } from "../projections/session-export/export-filename.ts";
-import { EXPORT_CSP, renderSessionExport, type SessionExportInput } from "../projections/session-export/session-export.ts";
+import { EXPORT_CSP, renderSessionExport } from "../projections/session-export/session-export.ts";
+import { unsavedExport, type SessionExportSource } from "../projections/session-export/unsaved-export.ts";
+import type { ReadSide } from "../adapters/read-side/read-side.ts";
+import { loadSessionDetail } from "../adapters/read-side/session-lookup.ts";
 import { SESSION_NOT_FOUND } from "../adapters/runtime-host/runtime-host-error.ts";
+import { resolveSessionPath } from "../adapters/session-files/session-paths.ts";
 import { HttpError } from "./http-error.ts";
-import type { ReadSide } from "./read-side.ts";
-import type { OpenRuntime, RuntimeHostView } from "./runtime-host.ts";
-import { loadSessionDetail, resolveSessionPath } from "./sessions.routes.ts";
+import type { RuntimeHostView } from "./runtime-host.ts";
 
 export interface ExportRoutesOptions {
   readonly readSide: ReadSide;
@@ -32,45 +34,12 @@ export interface ExportRoutesOptions {
   readonly now?: () => Date;
 }
 
-
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/** The research state of an open runtime's snapshot (`Active.state.research`), or null. */
-function runtimeResearch(runtime: OpenRuntime): ResearchState | null {
-  const snapshot: unknown = runtime.snapshot(true);
-  const state = isRecord(snapshot) ? snapshot["state"] : undefined;
-  const research = isRecord(state) ? state["research"] : undefined;
-  return isRecord(research) && typeof research["sessionId"] === "string" ? (research as unknown as ResearchState) : null;
-}
-
-/** The export of an open runtime whose file does not exist yet: its list row and research state. */
-function unsavedExport(runtime: OpenRuntime): Omit<SessionExportInput, "exportedAt" | "generator"> {
-  const summary = runtime.summary();
-  return {
-    session: {
-      id: summary.id,
-      ...(summary.name !== undefined ? { name: summary.name } : {}),
-      cwd: summary.cwd,
-      sessionFile: runtime.sessionFile ?? "",
-      firstMessage: summary.firstMessage,
-      messageCount: summary.messageCount,
-      created: summary.timestamp ?? "",
-      modified: summary.modified ?? "",
-    },
-    research: runtimeResearch(runtime),
-    entries: [],
-  };
-}
-
 export const exportRoutes: FastifyPluginAsync<ExportRoutesOptions> = async (app, options) => {
   const { readSide, runtimeHost, version } = options;
   const now = options.now ?? (() => new Date());
 
   /** What to export for `id` (see the module comment). */
-  async function exportSource(id: string, given: string | undefined): Promise<Omit<SessionExportInput, "exportedAt" | "generator">> {
+  async function exportSource(id: string, given: string | undefined): Promise<SessionExportSource> {
     const { index, details } = await readSide.ready();
     if (given !== undefined && given.trim() !== "") {
       const file = resolveSessionPath(given);

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { closeTestApps, testApp, testDirs } from "./app.fixture.ts";
-import type { DirectoryListing } from "./fs.routes.ts";
+import type { DirectoryListing } from "../domain/directory-listing.ts";
 
 afterEach(closeTestApps);
 

@@ -10,7 +10,7 @@
 import type { FastifyPluginAsync } from "fastify";
 import { diagnostics, health, live, ready } from "../domain/contract/http-service.ts";
 import { sendError } from "./http-error.ts";
-import type { ReadSide } from "./read-side.ts";
+import type { ReadSide } from "../adapters/read-side/read-side.ts";
 import type { RuntimeHostView } from "./runtime-host.ts";
 
 export interface HealthRoutesOptions {

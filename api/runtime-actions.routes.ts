@@ -34,9 +34,9 @@ import { requireObjectBody, typed } from "./contract.ts";
 import type { RuntimeHandle } from "../adapters/runtime-host/runtime-handle.ts";
 import type { RuntimeHost } from "../adapters/runtime-host/runtime-host.ts";
 import { PROMPT_BODY_ACTIONS, PROMPT_BODY_LIMIT_BYTES } from "./body-limits.ts";
-import type { ReadSide } from "./read-side.ts";
+import type { ReadSide } from "../adapters/read-side/read-side.ts";
 import type { RouteMethodsConfig } from "./route-methods.ts";
-import { detailOf, openSession } from "./runtime-sessions.ts";
+import { detailOf, openSession } from "../adapters/session-resolution/session-resolution.ts";
 
 export interface RuntimeActionsRoutesOptions {
   readonly readSide: ReadSide;

@@ -20,10 +20,11 @@ import { typed } from "./contract.ts";
 import type { RuntimeHost } from "../adapters/runtime-host/runtime-host.ts";
 import { readResetCopy, resetPreviewOfFile, restoreResetCopy } from "../adapters/runtime-host/session-reset.ts";
 import type { ResetPreview, ResetUndoResponse } from "../domain/reset-preview.ts";
+import type { ReadSide } from "../adapters/read-side/read-side.ts";
+import { loadSessionDetail, persistedFileOf } from "../adapters/read-side/session-lookup.ts";
+import { SESSION_NOT_FOUND } from "../adapters/runtime-host/runtime-host-error.ts";
+import { closeIdleRuntime } from "../adapters/session-resolution/session-resolution.ts";
 import { HttpError } from "./http-error.ts";
-import type { ReadSide } from "./read-side.ts";
-import { closeIdleRuntime, persistedFileOf, SESSION_NOT_FOUND } from "./runtime-sessions.ts";
-import { loadSessionDetail } from "./sessions.routes.ts";
 
 export interface SessionResetRoutesOptions {
   readonly readSide: ReadSide;

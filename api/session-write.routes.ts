@@ -5,10 +5,11 @@
  * - PATCH /api/pi/sessions/:id `{ name }` → `{ ok, detail, session }`: renames through the runtime (opened if
  *   needed); whitespace collapses, an empty or non-string name is 400;
  * - DELETE /api/pi/sessions/:id → `{ ok, trashed: { path } }`: closes its runtime, then moves the JSONL file
- *   into `<agentDir>/leyline-trash`, wherever the file lies (path null when the runtime never wrote a file);
- *   a streaming or compacting session → 500;
+ *   into `<agentDir>/leyline-trash`, wherever the file lies (adapters/session-files/session-trash.ts; path null
+ *   when the runtime never wrote a file); a streaming or compacting session → 500;
  * - POST /api/pi/active-session `{ id?, path?, cwd? }` → `{ active }`: selects a session (opening it): by id,
- *   else by file, else the newest session of the folder (open runtimes first); unresolved → 404;
+ *   else by file, else the newest session of the folder (open runtimes first); unresolved → 404. Sessions are
+ *   resolved by adapters/session-resolution/session-resolution.ts;
  * - GET /api/pi/state?cwd&refresh → `{ active }`: the selected runtime's snapshot when its folder matches and
  *   no refresh is asked, else a temporary preview (runtime-preview.ts; id ""): it holds a slot of the host's
  *   capacity (503 when full), is shared per folder while being built and served again from a cache while the
@@ -22,62 +23,20 @@ import path from "node:path";
 import type { FastifyPluginAsync } from "fastify";
 import { createSession, deleteSession, renameSession, runtimeState, selectSession } from "../domain/contract/http-sessions.ts";
 import { typed } from "./contract.ts";
+import type { ReadSide } from "../adapters/read-side/read-side.ts";
 import type { RuntimeHandle } from "../adapters/runtime-host/runtime-handle.ts";
 import type { RuntimeHost } from "../adapters/runtime-host/runtime-host.ts";
-import { expandHome } from "../adapters/sqlite/data-dir.ts";
+import { SESSION_NOT_FOUND } from "../adapters/runtime-host/runtime-host-error.ts";
+import { moveToTrash } from "../adapters/session-files/session-trash.ts";
+import { resolveFolder, resolveSessionPath } from "../adapters/session-files/session-paths.ts";
+import { closeIdleRuntime, detailOf, newestIn, openSession, openSessionFile } from "../adapters/session-resolution/session-resolution.ts";
 import { HttpError } from "./http-error.ts";
-import type { ReadSide } from "./read-side.ts";
 import type { RuntimePreviewer } from "./runtime-preview.ts";
-import { closeIdleRuntime, detailOf, openSession, openSessionFile, SESSION_NOT_FOUND } from "./runtime-sessions.ts";
-import { resolveSessionPath } from "./sessions.routes.ts";
 
 export interface SessionWriteRoutesOptions {
   readonly readSide: ReadSide;
   readonly host: RuntimeHost;
   readonly previewer: RuntimePreviewer;
-}
-
-
-/** A folder given by the client: `~` expanded, relative paths from the server's directory. */
-export function resolveFolder(value: string): string {
-  return path.resolve(expandHome(value.trim()));
-}
-
-/** `<trashDir>/<name>.jsonl`, or `<name>.deleted-<ISO time>[-n].jsonl` when that exists already. */
-function trashTarget(trashDir: string, file: string): string {
-  const base = path.basename(file, ".jsonl");
-  let target = path.join(trashDir, `${base}.jsonl`);
-  const stamp = new Date().toISOString().replace(/:/g, "-");
-  for (let n = 0; fs.existsSync(target); n++) {
-    target = path.join(trashDir, `${base}.deleted-${stamp}${n === 0 ? "" : `-${n}`}.jsonl`);
-  }
-  return target;
-}
-
-/**
- * Moves a file into `trashDir` (rename; copy + unlink across file systems). The trash is the host's
- * `<agentDir>/leyline-trash`, also for a file outside `<agentDir>/sessions` (never a folder of the project).
- */
-function moveToTrash(file: string, trashDir: string): string {
-  fs.mkdirSync(trashDir, { recursive: true });
-  const target = trashTarget(trashDir, file);
-  try {
-    fs.renameSync(file, target);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EXDEV") throw error;
-    fs.copyFileSync(file, target, fs.constants.COPYFILE_EXCL);
-    fs.unlinkSync(file);
-  }
-  return target;
-}
-
-/** The newest session of a folder: an open runtime there, else the newest persisted one. */
-async function newestIn(readSide: ReadSide, host: RuntimeHost, folder: string): Promise<{ handle?: RuntimeHandle; file?: string } | null> {
-  const open = [...host.openRuntimes()].reverse().find((handle) => path.resolve(handle.cwd) === folder);
-  if (open !== undefined) return { handle: open };
-  const { index } = await readSide.ready();
-  const persisted = index.list().find((summary) => path.resolve(summary.cwd) === folder);
-  return persisted !== undefined ? { file: persisted.path } : null;
 }
 
 export const sessionWriteRoutes: FastifyPluginAsync<SessionWriteRoutesOptions> = async (app, options) => {
@@ -130,7 +89,7 @@ export const sessionWriteRoutes: FastifyPluginAsync<SessionWriteRoutesOptions> =
       if (!fs.existsSync(file)) throw new HttpError("session_not_found", SESSION_NOT_FOUND);
       handle = await openSessionFile(host, file);
     } else if (typeof body.cwd === "string" && body.cwd.trim() !== "") {
-      const found = await newestIn(readSide, host, resolveFolder(body.cwd));
+      const found = await newestIn(services, resolveFolder(body.cwd));
       if (found === null) throw new HttpError("session_not_found", SESSION_NOT_FOUND);
       handle = found.handle ?? (await openSessionFile(host, found.file ?? ""));
     } else {

@@ -1,27 +1,29 @@
 /**
  * Session read routes (spec "Session routes"):
  * - GET /api/pi/sessions → `{ sessions: SessionSummary[] }`: runtime-only sessions (open runtimes whose file
- *   is not in the persisted list) first, in roster order, then the persisted list by `modified`, newest first;
+ *   is not in the persisted list) first, in roster order, then the persisted list by `modified`, newest first
+ *   (domain/session-list-merge.ts);
  * - GET /api/pi/sessions/:id[?path=] → SessionDetail; with `path`, that file is opened and its session id must
  *   equal `:id` (missing file or unknown id → 404, a file that is not that session → 500);
  * - GET /api/pi/sessions/by-path?path= → SessionDetail (missing query → 400, unresolvable → 404).
  *
- * Details come from the kept read model in the detail worker (adapters/read-side/session-detail-feeds.ts): folded
- * once, then kept up to date from appended lines and shared with the events socket's subscribers; a repeated
- * request costs a stat and sends the JSON built for that revision.
+ * Details come from the kept read model in the detail worker (adapters/read-side/session-detail-feeds.ts, asked
+ * through adapters/read-side/session-lookup.ts): folded once, then kept up to date from appended lines and
+ * shared with the events socket's subscribers; a repeated request costs a stat and sends the JSON built for
+ * that revision.
  */
 import fs from "node:fs";
 import path from "node:path";
 import type { FastifyPluginAsync, FastifyReply } from "fastify";
 import { listSessions, sessionByPath, sessionDetail } from "../domain/contract/http-sessions.ts";
+import { sessionList } from "../domain/session-list-merge.ts";
 import { typed } from "./contract.ts";
-import type { SessionDetail } from "../domain/session-detail.ts";
-import type { SessionSummary } from "../domain/session-summary.ts";
-import type { DetailBody, SessionDetailFeeds } from "../adapters/read-side/session-detail-feeds.ts";
-import { expandHome } from "../adapters/sqlite/data-dir.ts";
+import type { ReadSide } from "../adapters/read-side/read-side.ts";
+import type { DetailBody } from "../adapters/read-side/session-detail-feeds.ts";
+import { detailBodyOf } from "../adapters/read-side/session-lookup.ts";
 import { SESSION_NOT_FOUND } from "../adapters/runtime-host/runtime-host-error.ts";
+import { resolveSessionPath } from "../adapters/session-files/session-paths.ts";
 import { HttpError } from "./http-error.ts";
-import type { ReadSide } from "./read-side.ts";
 import type { RuntimeHostView } from "./runtime-host.ts";
 
 export interface SessionsRoutesOptions {
@@ -29,53 +31,10 @@ export interface SessionsRoutesOptions {
   readonly runtimeHost: RuntimeHostView;
 }
 
-/** The list: runtime-only sessions, then the persisted ones (already ordered by the index). */
-export function sessionList(persisted: readonly SessionSummary[], runtimeHost: RuntimeHostView): SessionSummary[] {
-  const persistedPaths = new Set(persisted.map((s) => s.path));
-  const persistedIds = new Set(persisted.map((s) => s.id));
-  const runtimeOnly: SessionSummary[] = [];
-  for (const runtime of runtimeHost.openRuntimes()) {
-    const file = runtime.sessionFile;
-    if ((file !== null && persistedPaths.has(path.resolve(file))) || persistedIds.has(runtime.sessionId)) continue;
-    runtimeOnly.push(runtime.summary());
-  }
-  return [...runtimeOnly, ...persisted];
-}
-
-/** A `path` query value as a file path: `~` expanded, relative paths from the server's directory. */
-export function resolveSessionPath(value: string): string {
-  return path.resolve(expandHome(value.trim()));
-}
-
-/** The detail of a session file as JSON, or null when the file is missing or is not a session. */
-async function detailBodyOf(details: SessionDetailFeeds, file: string): Promise<DetailBody | null> {
-  let stat: fs.Stats;
-  try {
-    stat = await fs.promises.stat(file);
-  } catch {
-    return null;
-  }
-  if (!stat.isFile()) return null;
-  return details.detailJson(file);
-}
-
-/** The detail of a session file, or null when the file is missing or is not a session. */
-export async function loadSessionDetail(details: SessionDetailFeeds, file: string): Promise<SessionDetail | null> {
-  let stat: fs.Stats;
-  try {
-    stat = await fs.promises.stat(file);
-  } catch {
-    return null;
-  }
-  return stat.isFile() ? details.detail(file) : null;
-}
-
 /** Sends a detail's JSON as the detail worker built it for its revision. */
 function sendDetail(reply: FastifyReply, body: DetailBody): FastifyReply {
   return reply.type("application/json; charset=utf-8").send(body.json);
 }
-
-
 
 export const sessionsRoutes: FastifyPluginAsync<SessionsRoutesOptions> = async (app, options) => {
   const { readSide, runtimeHost } = options;
@@ -84,7 +43,7 @@ export const sessionsRoutes: FastifyPluginAsync<SessionsRoutesOptions> = async (
 
   api.get(listSessions.url, { schema: listSessions.schema }, async () => {
     const { index } = await readSide.ready();
-    return { sessions: sessionList(index.list(), runtimeHost) };
+    return { sessions: sessionList(index.list(), runtimeHost.openRuntimes(), (file) => path.resolve(file)) };
   });
 
   api.get(

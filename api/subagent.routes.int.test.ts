@@ -205,9 +205,24 @@ describe("POST /api/pi/subagent", () => {
       [{ task: "t", cwd: dirs.cwd, model: "faux" }, 'model must be "provider/id" or { provider, id }'],
       [{ task: "t", cwd: dirs.cwd, model: { provider: "faux" } }, 'model must be "provider/id" or { provider, id }'],
       [{ task: "t", cwd: dirs.cwd, tools: "read" }, "tools must be an array of strings"],
+      // The route's schema checks these types (they were parseSubagentBody's unit tests in api/subagent.routes.test.ts).
+      [{ task: "T", cwd: "" }, "cwd must be a non-empty string"],
+      [{ task: "T", cwd: "/w", model: 3 }, 'model must be "provider/id" or { provider, id }'],
+      [{ task: "T", cwd: "/w", excludeTools: [1] }, "excludeTools must be an array of strings"],
+      [{ task: "T", cwd: "/w", parentSessionId: 5 }, "parentSessionId must be a string"],
+      [{ task: "T", cwd: "/w", readOnlyBash: "yes" }, "readOnlyBash must be a boolean"],
+      // and these rules the schema cannot state (adapters/subagents/subagent-request.ts)
+      [{ task: "T", cwd: "/w", thinkingLevel: "inherit" }, "thinkingLevel must be one of off, minimal, low, medium, high, xhigh, max"],
+      [{ task: "T", cwd: "/w", model: "faux/" }, 'model must be "provider/id" or { provider, id }'],
     ];
     for (const [payload, error] of cases) {
       expect(await subagent(payload), JSON.stringify(payload)).toEqual({ status: 400, body: { error } });
+    }
+    for (const [payload, error] of [
+      [null, "task must be a non-empty string"],
+      [[], "Request body must be a JSON object"],
+    ] as const) {
+      expect(await call(app, "POST", "/api/pi/subagent", payload), JSON.stringify(payload)).toEqual({ status: 400, body: { error } });
     }
     expect(app.leyline.host.openRuntimes().some((handle) => handle.child !== null)).toBe(false);
   });

@@ -12,7 +12,9 @@
  * (`resolveSubagentSettings`, with the parent file as the session scope; none for the researcher); else the
  * parent's current model when the parent is open; else the child's default.
  *
- * Bad bodies → 400. Any failure of the child (setup, a run that fails, an assistant error, an unknown or
+ * Bad bodies → 400: the route's schema (domain/contract/http-subagents.ts) checks the types, then
+ * adapters/subagents/subagent-request.ts the rules a schema cannot state (model, thinking level, tools or
+ * excludeTools). Any failure of the child (setup, a run that fails, an assistant error, an unknown or
  * invalid parent, capacity) → 500 `{ error }`, except a run cut because the server is stopping → 503
  * `{ error: SUBAGENT_STOPPING_ERROR }` (the subagent extension then leaves the research thread running, so
  * that the next start of the session re-runs it). When the HTTP connection closes before the answer, the
@@ -20,15 +22,16 @@
  */
 import type { FastifyPluginAsync } from "fastify";
 import { runSubagent as runSubagentRoute } from "../domain/contract/http-subagents.ts";
+import type { ReadSide } from "../adapters/read-side/read-side.ts";
+import { persistedFileOf } from "../adapters/read-side/session-lookup.ts";
 import { errorText } from "../adapters/runtime-host/runtime-host-error.ts";
-import { resolveSubagentSettings } from "../adapters/subagents/subagent-settings.ts";
 import type { RuntimeHost } from "../adapters/runtime-host/runtime-host.ts";
-import { THINKING_LEVELS, type ThinkingLevelName } from "../adapters/runtime-protocol/runtime-protocol.ts";
+import { subagentRequestOf } from "../adapters/subagents/subagent-request.ts";
 import { parseModelRef, runSubagent, type SubagentModelRef, type SubagentRequest } from "../adapters/subagents/subagent-runner.ts";
+import { resolveSubagentSettings } from "../adapters/subagents/subagent-settings.ts";
 import { PROMPT_BODY_LIMIT_BYTES } from "./body-limits.ts";
+import { typed } from "./contract.ts";
 import { HttpError } from "./http-error.ts";
-import type { ReadSide } from "./read-side.ts";
-import { bodyObject, persistedFileOf } from "./runtime-sessions.ts";
 
 export interface SubagentRoutesOptions {
   readonly readSide: ReadSide;
@@ -39,82 +42,6 @@ export interface SubagentRoutesOptions {
 
 /** The error of a run cut by the server stopping (answered with 503). */
 export const SUBAGENT_STOPPING_ERROR = "Leyline is stopping: the subagent run was interrupted";
-
-/** The spec's thinking levels; `max` maps to pi's highest, `xhigh`. */
-export const SUBAGENT_THINKING_LEVELS = [...THINKING_LEVELS, "max"] as const;
-
-function optionalString(body: Record<string, unknown>, key: string): string | undefined {
-  const value = body[key];
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== "string") throw new HttpError("invalid_request", `${key} must be a string`);
-  return value === "" ? undefined : value;
-}
-
-function requiredString(body: Record<string, unknown>, key: string): string {
-  const value = body[key];
-  if (typeof value !== "string" || value.trim() === "") throw new HttpError("invalid_request", `${key} must be a non-empty string`);
-  return value;
-}
-
-function optionalStringArray(body: Record<string, unknown>, key: string): string[] | undefined {
-  const value = body[key];
-  if (value === undefined || value === null) return undefined;
-  if (!Array.isArray(value) || value.some((item) => typeof item !== "string")) throw new HttpError("invalid_request", `${key} must be an array of strings`);
-  return value as string[];
-}
-
-function modelOf(value: unknown): SubagentModelRef | undefined {
-  if (value === undefined || value === null || value === "") return undefined;
-  if (typeof value === "string") {
-    const ref = parseModelRef(value.trim());
-    if (ref === null) throw new HttpError("invalid_request", 'model must be "provider/id" or { provider, id }');
-    return ref;
-  }
-  if (typeof value === "object" && !Array.isArray(value)) {
-    const { provider, id } = value as { provider?: unknown; id?: unknown };
-    if (typeof provider === "string" && provider !== "" && typeof id === "string" && id !== "") return { provider, id };
-  }
-  throw new HttpError("invalid_request", 'model must be "provider/id" or { provider, id }');
-}
-
-function thinkingLevelOf(value: unknown): ThinkingLevelName | undefined {
-  if (value === undefined || value === null || value === "") return undefined;
-  if (typeof value !== "string" || !(SUBAGENT_THINKING_LEVELS as readonly string[]).includes(value)) {
-    throw new HttpError("invalid_request", `thinkingLevel must be one of ${SUBAGENT_THINKING_LEVELS.join(", ")}`);
-  }
-  return value === "max" ? "xhigh" : (value as ThinkingLevelName);
-}
-
-/** The HTTP body → a runner request; throws HttpError 400 for a bad body. */
-export function parseSubagentBody(raw: unknown): SubagentRequest {
-  const body = bodyObject(raw);
-  const task = requiredString(body, "task");
-  const cwd = requiredString(body, "cwd");
-  const tools = optionalStringArray(body, "tools");
-  const excludeTools = optionalStringArray(body, "excludeTools");
-  if (tools !== undefined && excludeTools !== undefined) throw new HttpError("invalid_request", "tools and excludeTools cannot be combined");
-  const readOnlyBash = body["readOnlyBash"];
-  if (readOnlyBash !== undefined && readOnlyBash !== null && typeof readOnlyBash !== "boolean") throw new HttpError("invalid_request", "readOnlyBash must be a boolean");
-  const model = modelOf(body["model"]);
-  const thinkingLevel = thinkingLevelOf(body["thinkingLevel"]);
-  const optional = {
-    parentSessionPath: optionalString(body, "parentSessionPath"),
-    parentSessionId: optionalString(body, "parentSessionId"),
-    toolCallId: optionalString(body, "_toolCallId"),
-    systemPrompt: optionalString(body, "systemPrompt"),
-    agent: optionalString(body, "agent"),
-  };
-  const request: SubagentRequest = { task, cwd };
-  for (const [key, value] of Object.entries(optional)) {
-    if (value !== undefined) request[key as keyof typeof optional] = value;
-  }
-  if (model !== undefined) request.model = model;
-  if (thinkingLevel !== undefined) request.thinkingLevel = thinkingLevel;
-  if (tools !== undefined) request.tools = tools;
-  if (excludeTools !== undefined) request.excludeTools = excludeTools;
-  if (typeof readOnlyBash === "boolean") request.readOnlyBash = readOnlyBash;
-  return request;
-}
 
 export const subagentRoutes: FastifyPluginAsync<SubagentRoutesOptions> = async (app, options) => {
   const { readSide, host, agentDir } = options;
@@ -134,8 +61,8 @@ export const subagentRoutes: FastifyPluginAsync<SubagentRoutesOptions> = async (
   };
 
   // A task may carry a chain's previous output: the prompt routes' limit (body-limits.ts), not Fastify's 1 MiB.
-  app.post(runSubagentRoute.url, { schema: runSubagentRoute.schema, bodyLimit: PROMPT_BODY_LIMIT_BYTES }, async (request, reply) => {
-    const parsed = parseSubagentBody(request.body);
+  typed(app).post(runSubagentRoute.url, { schema: runSubagentRoute.schema, bodyLimit: PROMPT_BODY_LIMIT_BYTES }, async (request, reply) => {
+    const parsed = subagentRequestOf(request.body);
     // The request stream closes as soon as its body was read; the response closes early only when the
     // connection goes away before the answer.
     const controller = new AbortController();

@@ -15,7 +15,7 @@
  */
 import type { FastifyPluginAsync } from "fastify";
 import { clearSubagentModel, listSubagents, resolveSubagent, setSubagentModel } from "../domain/contract/http-subagents.ts";
-import { SUBAGENT_SCOPES, type SubagentScope } from "../domain/subagent/subagent-types.ts";
+import type { SubagentScope } from "../domain/subagent/subagent-types.ts";
 import {
   lookupSubagents,
   resolutionDto,
@@ -25,10 +25,10 @@ import {
 } from "../adapters/subagents/subagent-settings.ts";
 import { canonicalPath } from "../adapters/subagents/subagent-context.ts";
 import { deleteSubagentOverride, scopeIdOf, setSubagentOverride } from "../adapters/subagents/subagent-overrides.ts";
+import type { ReadSide } from "../adapters/read-side/read-side.ts";
+import { typed } from "./contract.ts";
 import { HttpError } from "./http-error.ts";
-import type { ReadSide } from "./read-side.ts";
 import type { RuntimeHostView } from "./runtime-host.ts";
-import { bodyObject } from "./runtime-sessions.ts";
 
 export interface SubagentsRoutesOptions {
   readonly readSide: ReadSide;
@@ -39,26 +39,16 @@ export interface SubagentsRoutesOptions {
 
 export const SUBAGENT_NOT_FOUND = "Subagent not found";
 
-function optionalString(body: Record<string, unknown>, key: string): string | undefined {
-  const value = body[key];
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== "string") throw new HttpError("invalid_request", `${key} must be a string`);
-  return value;
+/** A blank or null string field is absent. */
+function given(value: string | null | undefined): string | undefined {
+  return value === null || value === undefined ? undefined : value;
 }
 
-function requiredString(body: Record<string, unknown>, key: string): string {
-  const value = optionalString(body, key);
-  if (value === undefined || value.trim() === "") throw new HttpError("invalid_request", `${key} must be a non-empty string`);
-  return value.trim();
-}
-
-function scopeOf(body: Record<string, unknown>, sessionPath: string | undefined): SubagentScope {
-  const scope = body["scope"];
-  if (!SUBAGENT_SCOPES.some((s) => s === scope)) throw new HttpError("invalid_request", "scope must be global, project or session");
+/** The session scope needs a session (a rule its schema cannot state). */
+function requireSessionFor(scope: SubagentScope, sessionPath: string | undefined): void {
   if (scope === "session" && (sessionPath === undefined || sessionPath.trim() === "")) {
     throw new HttpError("invalid_request", "sessionPath is required for the session scope");
   }
-  return scope as SubagentScope;
 }
 
 export const subagentsRoutes: FastifyPluginAsync<SubagentsRoutesOptions> = async (app, options) => {
@@ -77,62 +67,62 @@ export const subagentsRoutes: FastifyPluginAsync<SubagentsRoutesOptions> = async
   });
   const database = async () => (await readSide.ready()).database.db;
 
-  app.get<{ Querystring: { cwd?: string; sessionPath?: string } }>(
+  const api = typed(app);
+
+  api.get(
     listSubagents.url,
     { schema: listSubagents.schema },
     async (request) => {
       const { cwd, sessionPath } = request.query;
-      if (cwd === undefined || cwd.trim() === "") throw new HttpError("invalid_request", "Missing query parameter: cwd");
       const db = await database();
       return subagentsView(db, lookupSubagents(lookupInput(cwd, sessionPath)));
     },
   );
 
-  /** Validates a PUT/DELETE body and finds the agent; returns what the write needs. */
-  const prepareWrite = (agentKey: string, rawBody: unknown, withModel: boolean) => {
-    const body = bodyObject(rawBody);
-    const cwd = requiredString(body, "cwd");
-    const sessionPath = optionalString(body, "sessionPath");
-    const scope = scopeOf(body, sessionPath);
-    const model = withModel ? requiredString(body, "model") : "";
+  /** Finds the agent of a PUT/DELETE (its body checked by the route's schema); returns what the write needs. */
+  const prepareWrite = (agentKey: string, body: { cwd: string; sessionPath?: string | null; scope: SubagentScope }, model: string) => {
+    const cwd = body.cwd.trim();
+    const sessionPath = given(body.sessionPath);
+    const scope = body.scope;
+    requireSessionFor(scope, sessionPath);
     const lookup = lookupSubagents(lookupInput(cwd, sessionPath));
     const agent = lookup.discovery.agents.find((a) => a.key === agentKey);
     if (agent === undefined) throw new HttpError("subagent_not_found", SUBAGENT_NOT_FOUND);
     const scopeId = scopeIdOf(scope, lookup.context);
     if (scopeId === null) throw new HttpError("invalid_request", "sessionPath is required for the session scope");
-    return { lookup, ref: { agentKey, scope, scopeId }, model };
+    return { lookup, ref: { agentKey, scope, scopeId }, model: model.trim() };
   };
 
-  app.put<{ Params: { agentKey: string }; Body: unknown }>(
+  api.put(
     setSubagentModel.url,
     { schema: setSubagentModel.schema },
     async (request) => {
-      const { lookup, ref, model } = prepareWrite(request.params.agentKey, request.body, true);
+      const { lookup, ref, model } = prepareWrite(request.params.agentKey, request.body, request.body.model);
       const db = await database();
       await setSubagentOverride(db, { ...ref, model });
       return subagentsView(db, lookup);
     },
   );
 
-  app.delete<{ Params: { agentKey: string }; Body: unknown }>(
+  api.delete(
     clearSubagentModel.url,
     { schema: clearSubagentModel.schema },
     async (request) => {
-      const { lookup, ref } = prepareWrite(request.params.agentKey, request.body, false);
+      const { lookup, ref } = prepareWrite(request.params.agentKey, request.body, "");
       const db = await database();
       await deleteSubagentOverride(db, ref);
       return subagentsView(db, lookup);
     },
   );
 
-  app.post<{ Body: unknown }>(resolveSubagent.url, { schema: resolveSubagent.schema }, async (request) => {
-    const body = bodyObject(request.body);
-    const agentKey = optionalString(body, "agentKey") ?? "";
+  api.post(resolveSubagent.url, { schema: resolveSubagent.schema }, async (request) => {
+    const body = request.body;
+    const agentKey = given(body.agentKey) ?? "";
     if (agentKey === "") throw new HttpError("invalid_request", "agentKey must be a non-empty string");
-    const cwd = requiredString(body, "cwd");
-    const sessionPath = optionalString(body, "sessionPath");
-    const staticModel = optionalString(body, "staticModel");
-    const staticThinking = optionalString(body, "staticThinking");
+    const cwd = body.cwd.trim();
+    const sessionPath = given(body.sessionPath);
+    const staticModel = given(body.staticModel);
+    const staticThinking = given(body.staticThinking);
     const db = await database();
     const settings = await resolveSubagentSettings(db, { ...lookupInput(cwd, sessionPath), agentKey, staticModel, staticThinking });
     if (settings === null) throw new HttpError("subagent_not_found", SUBAGENT_NOT_FOUND);

@@ -1,20 +1,17 @@
 /**
  * The runtime host's typed error: every failure a route can surface carries its error code
- * (domain/contract/error-codes.ts), and the app's one error handler answers the code's status (adapters may
- * not import api/, so the code is the whole contract between them).
+ * (domain/contract/error-codes.ts), and the app's one error handler answers the code's status.
  */
 import { ERROR_STATUS, type ErrorCode } from "../../domain/contract/error-codes.ts";
+import { ServiceError } from "../../domain/service-error.ts";
 
 /** The one message for an unknown (or deleted) session, wherever it is answered: it names no path. */
 export const SESSION_NOT_FOUND = "Session not found";
 
-export class RuntimeHostError extends Error {
-  constructor(
-    readonly code: ErrorCode,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
+/** The runtime host's flavour of ServiceError (the app's error handler answers both alike). */
+export class RuntimeHostError extends ServiceError {
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
+    super(code, message, options);
     this.name = "RuntimeHostError";
   }
 

@@ -37,7 +37,7 @@ export interface SubagentModelRef {
   id: string;
 }
 
-/** A validated request (api/subagent.routes.ts parses the HTTP body into this). */
+/** A validated request (subagent-request.ts makes it from the HTTP body). */
 export interface SubagentRequest {
   task: string;
   cwd: string;

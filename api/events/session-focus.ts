@@ -11,7 +11,7 @@ import fs from "node:fs";
 import type { Subscription } from "rxjs";
 import type { SessionUnavailableData, SessionUnavailableReason } from "../../domain/live/live-messages.ts";
 import type { DetailSubscriber } from "../../adapters/read-side/session-detail-feeds.ts";
-import type { ReadSide } from "../read-side.ts";
+import type { ReadSide } from "../../adapters/read-side/read-side.ts";
 import type { RuntimeHostView } from "../runtime-host.ts";
 import { encodeMessageHead, type MessageProducer } from "./event-stream.ts";
 import type { SessionListFeed } from "./session-list-feed.ts";

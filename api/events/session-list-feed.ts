@@ -20,7 +20,7 @@ import {
 } from "../../domain/live/session-list.ts";
 import type { SessionSummary } from "../../domain/session-summary.ts";
 import type { SessionListEvent } from "../../adapters/read-side/session-index.ts";
-import type { ReadSide } from "../read-side.ts";
+import type { ReadSide } from "../../adapters/read-side/read-side.ts";
 import type { RuntimeHostView } from "../runtime-host.ts";
 import { encodeMessageHead } from "./event-stream.ts";
 

@@ -1,8 +1,8 @@
 /** The subagent routes (spec "Subagent routes"): one child run, and the model overrides of agent definitions. */
 import { Type } from "typebox";
-import type { SubagentResolution as SubagentResolutionType, SubagentsView as SubagentsViewType } from "../subagent/subagent-types.ts";
+import { SUBAGENT_SCOPES, type SubagentResolution as SubagentResolutionType, type SubagentsView as SubagentsViewType } from "../subagent/subagent-types.ts";
 import { defineRoute } from "./http-route.ts";
-import { domainObject, failsWith } from "./schema-kit.ts";
+import { domainObject, failsWith, literals } from "./schema-kit.ts";
 
 const tags = ["subagents"];
 
@@ -73,7 +73,7 @@ const SCOPE_MESSAGE = "scope must be global, project or session";
 const OverrideTarget = {
   cwd: requiredString("cwd"),
   sessionPath: optionalString("sessionPath"),
-  scope: failsWith(Type.Union([Type.Literal("global"), Type.Literal("project"), Type.Literal("session")]), SCOPE_MESSAGE),
+  scope: failsWith(literals(SUBAGENT_SCOPES), SCOPE_MESSAGE),
 };
 
 export const setSubagentModel = defineRoute("PUT", "/api/pi/subagents/:agentKey/model", {
@@ -103,7 +103,7 @@ export const resolveSubagent = defineRoute("POST", "/api/pi/subagents/resolve", 
   summary: "The model and thinking level an agent would run with",
   tags,
   body: Type.Object({
-    agentKey: failsWith(Type.String({ minLength: 1 }), { type: "agentKey must be a string", default: "agentKey must be a non-empty string", required: "agentKey must be a non-empty string" }),
+    agentKey: Type.Optional(failsWith(Type.Union([Type.String(), Type.Null()]), "agentKey must be a string")),
     cwd: requiredString("cwd"),
     sessionPath: optionalString("sessionPath"),
     staticModel: optionalString("staticModel"),

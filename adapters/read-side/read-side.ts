@@ -4,11 +4,11 @@
  * it scans; /internal/ready answers 503 until both are ready, and routes that need them wait for `ready()`.
  * `close()` (the app's onClose) closes the index, then the database.
  */
-import type { SessionSummary } from "../domain/session-summary.ts";
-import { createPiSessionIndex } from "../adapters/read-side/pi-session-index.ts";
-import type { SessionIndex } from "../adapters/read-side/session-index.ts";
-import { createSessionDetailFeeds, type SessionDetailFeeds } from "../adapters/read-side/session-detail-feeds.ts";
-import { openLeylineDatabase, type LeylineDatabaseHandle } from "../adapters/sqlite/database.ts";
+import type { SessionSummary } from "../../domain/session-summary.ts";
+import { createPiSessionIndex } from "./pi-session-index.ts";
+import type { SessionIndex } from "./session-index.ts";
+import { createSessionDetailFeeds, type SessionDetailFeeds } from "./session-detail-feeds.ts";
+import { openLeylineDatabase, type LeylineDatabaseHandle } from "../sqlite/database.ts";
 
 export interface ReadSideServices {
   readonly database: LeylineDatabaseHandle;

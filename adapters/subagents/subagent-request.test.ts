@@ -1,21 +1,21 @@
 import { describe, expect, it } from "vitest";
-import { HttpError } from "./http-error.ts";
-import { parseSubagentBody } from "./subagent.routes.ts";
+import { ServiceError } from "../../domain/service-error.ts";
+import { subagentRequestOf, type SubagentBody } from "./subagent-request.ts";
 
-function errorOf(body: unknown): string {
+function errorOf(body: SubagentBody): string {
   try {
-    parseSubagentBody(body);
+    subagentRequestOf(body);
   } catch (error) {
-    if (error instanceof HttpError && error.statusCode === 400) return error.message;
+    if (error instanceof ServiceError && error.code === "invalid_request") return error.message;
     throw error;
   }
   throw new Error("parsed");
 }
 
-describe("parseSubagentBody", () => {
+describe("subagentRequestOf", () => {
   it("reads every field; _toolCallId becomes toolCallId; max runs as xhigh; empty optional strings are absent", () => {
     expect(
-      parseSubagentBody({
+      subagentRequestOf({
         task: "T",
         cwd: "/w",
         parentSessionPath: "/s/p.jsonl",
@@ -28,7 +28,7 @@ describe("parseSubagentBody", () => {
         agent: "researcher",
         readOnlyBash: false,
         unknown: 1,
-      }),
+      } as SubagentBody),
     ).toEqual({
       task: "T",
       cwd: "/w",
@@ -41,7 +41,7 @@ describe("parseSubagentBody", () => {
       agent: "researcher",
       readOnlyBash: false,
     });
-    expect(parseSubagentBody({ task: "T", cwd: "/w", model: { provider: "faux", id: "faux-1" }, tools: [] })).toEqual({
+    expect(subagentRequestOf({ task: "T", cwd: "/w", model: { provider: "faux", id: "faux-1" }, tools: [] })).toEqual({
       task: "T",
       cwd: "/w",
       model: { provider: "faux", id: "faux-1" },
@@ -49,18 +49,17 @@ describe("parseSubagentBody", () => {
     });
   });
 
-  it.each([
-    [null, "task must be a non-empty string"],
-    [[], "Request body must be a JSON object"],
+  it("treats null like absent", () => {
+    expect(
+      subagentRequestOf({ task: "T", cwd: "/w", tools: null, excludeTools: ["x"], model: null, thinkingLevel: null, readOnlyBash: null, agent: null }),
+    ).toEqual({ task: "T", cwd: "/w", excludeTools: ["x"] });
+  });
+
+  it.each<[SubagentBody, string]>([
     [{ task: "T", cwd: "/w", tools: ["a"], excludeTools: ["b"] }, "tools and excludeTools cannot be combined"],
-    [{ task: "T", cwd: "" }, "cwd must be a non-empty string"],
     [{ task: "T", cwd: "/w", thinkingLevel: "inherit" }, "thinkingLevel must be one of off, minimal, low, medium, high, xhigh, max"],
-    [{ task: "T", cwd: "/w", model: 3 }, 'model must be "provider/id" or { provider, id }'],
     [{ task: "T", cwd: "/w", model: "faux/" }, 'model must be "provider/id" or { provider, id }'],
-    [{ task: "T", cwd: "/w", excludeTools: [1] }, "excludeTools must be an array of strings"],
-    [{ task: "T", cwd: "/w", parentSessionId: 5 }, "parentSessionId must be a string"],
-    [{ task: "T", cwd: "/w", readOnlyBash: "yes" }, "readOnlyBash must be a boolean"],
-  ])("rejects %j with 400", (body, error) => {
+  ])("rejects %j with invalid_request", (body, error) => {
     expect(errorOf(body)).toBe(error);
   });
 });
