@@ -1,4 +1,15 @@
-/** Messages between the main thread (session-detail-feeds.ts) and the detail worker (detail-worker.ts). */
+/**
+ * Messages between the main thread (session-detail-feeds.ts) and the detail worker (detail-worker.ts): the
+ * schemas of domain/contract/detail-worker-ipc.ts, whose static types these are proven equal to.
+ */
+import type { Static } from "typebox";
+import type {
+  DetailJson as DetailJsonSchema,
+  DetailWorkerReply as DetailWorkerReplySchema,
+  DetailWorkerRequest as DetailWorkerRequestSchema,
+  FeedMessage as FeedMessageSchema,
+} from "../../domain/contract/detail-worker-ipc.ts";
+import type { SameType } from "../../domain/contract/schema-kit.ts";
 import type { DetailJson, FeedMessage } from "./detail-feed-host.ts";
 
 export type DetailWorkerRequest =
@@ -14,3 +25,9 @@ export type DetailWorkerReply =
   | { readonly type: "ready" }
   | FeedMessage
   | { readonly type: "detail"; readonly request: number; readonly result: DetailJson | null; readonly error?: string };
+
+const _request: SameType<Static<typeof DetailWorkerRequestSchema>, DetailWorkerRequest> = true;
+const _reply: SameType<Static<typeof DetailWorkerReplySchema>, DetailWorkerReply> = true;
+const _feed: SameType<Static<typeof FeedMessageSchema>, FeedMessage> = true;
+const _json: SameType<Static<typeof DetailJsonSchema>, DetailJson> = true;
+void [_request, _reply, _feed, _json];

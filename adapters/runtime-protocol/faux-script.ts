@@ -12,74 +12,26 @@
  * over unmatched ones, so parallel runtimes (subagents) get deterministic replies whatever their timing.
  */
 import * as fs from "node:fs";
-import {
-  type Checked,
-  checkNoExtraKeys,
-  checkOptionalString,
-  describe,
-  fail,
-  firstError,
-  isRecord,
-} from "./json-guards.ts";
+import type { Static } from "typebox";
+import { contractChecker } from "../../domain/contract/contract-check.ts";
+import { describeValue } from "../../domain/contract/path-failure.ts";
+import { Type } from "../../domain/contract/schema-kit.ts";
+import { type FauxToolCallSpec as FauxToolCallSpecSchema, FauxTurn as FauxTurnSchema } from "../../domain/contract/worker-ipc.ts";
+import type { Checked } from "./runtime-protocol.ts";
 
-export interface FauxToolCallSpec {
-  name: string;
-  arguments: Record<string, unknown>;
-}
-
-export interface FauxTurn {
-  match?: string;
-  text?: string;
-  thinking?: string;
-  toolCalls?: FauxToolCallSpec[];
-}
+/** One turn (domain/contract/worker-ipc.ts `FauxTurn`, also what a `faux_turn_reply` carries). */
+export type FauxTurn = Static<typeof FauxTurnSchema>;
+export type FauxToolCallSpec = Static<typeof FauxToolCallSpecSchema>;
 
 /** Env var naming the script file. */
 export const FAUX_RESPONSES_ENV = "LEYLINE_FAUX_RESPONSES";
 
-function checkToolCall(value: unknown, path: string): string | null {
-  if (!isRecord(value)) return `${path} must be an object (got ${describe(value)})`;
-  const name = value["name"];
-  if (typeof name !== "string" || name.trim() === "") return `${path}.name must be a non-empty string`;
-  if (!isRecord(value["arguments"])) return `${path}.arguments must be an object (got ${describe(value["arguments"])})`;
-  return checkNoExtraKeys(value, path, ["name", "arguments"]);
-}
-
-/** Validates one turn (also used on the worker side when a turn arrives over IPC). */
-export function checkFauxTurn(value: unknown, path: string): string | null {
-  if (!isRecord(value)) return `${path} must be an object (got ${describe(value)})`;
-  const basic = firstError(
-    checkNoExtraKeys(value, path, ["match", "text", "thinking", "toolCalls"]),
-    checkOptionalString(value, "match", path),
-    checkOptionalString(value, "text", path),
-    checkOptionalString(value, "thinking", path),
-  );
-  if (basic) return basic;
-  if (value["match"] === "") return `${path}.match must not be empty (omit it to consume the turn in order)`;
-  const toolCalls = value["toolCalls"];
-  if (toolCalls !== undefined) {
-    if (!Array.isArray(toolCalls)) return `${path}.toolCalls must be an array (got ${describe(toolCalls)})`;
-    for (let index = 0; index < toolCalls.length; index++) {
-      const error = checkToolCall(toolCalls[index], `${path}.toolCalls[${index}]`);
-      if (error) return error;
-    }
-  }
-  const hasContent =
-    value["text"] !== undefined || value["thinking"] !== undefined || (Array.isArray(toolCalls) && toolCalls.length > 0);
-  return hasContent ? null : `${path} needs at least one of text, thinking, toolCalls`;
-}
-
-export function isFauxTurn(value: unknown): value is FauxTurn {
-  return checkFauxTurn(value, "turn") === null;
-}
+const scriptChecker = contractChecker(Type.Array(FauxTurnSchema), "turn", { style: "path" });
 
 export function parseFauxScript(value: unknown): Checked<FauxTurn[]> {
-  if (!Array.isArray(value)) return fail(`faux script must be a JSON array of turns (got ${describe(value)})`);
-  for (let index = 0; index < value.length; index++) {
-    const error = checkFauxTurn(value[index], `turn[${index}]`);
-    if (error) return fail(error);
-  }
-  return { ok: true, value: value as FauxTurn[] };
+  if (!Array.isArray(value)) return { ok: false, error: `faux script must be a JSON array of turns (got ${describeValue(value)})` };
+  const failure = scriptChecker.failure(value);
+  return failure === null ? { ok: true, value: value as FauxTurn[] } : { ok: false, error: failure.message };
 }
 
 /** Reads and validates a script file; throws an Error naming the file and the first problem. */

@@ -153,6 +153,12 @@ describe("checkRuntimeSnapshot: model authKind", () => {
     expect(parseWorkerMessage({ type: "snapshot", snapshot: snapshotWith(withKind, [withKind]) }).ok).toBe(true);
   });
 
+  it("checks every field the snapshot declares, not only those the control plane reads", () => {
+    expect(checkRuntimeSnapshot({ ...snapshotWith(model, []), isBashRunning: "no" })).toBe("snapshot.isBashRunning must be a boolean (got a string)");
+    expect(checkRuntimeSnapshot(snapshotWith({ ...model, contextWindow: null }, []))).toBe("snapshot.model.contextWindow must be a finite number (got null)");
+    expect(checkRuntimeSnapshot({ ...snapshotWith(model, []), research: null })).toBeNull();
+  });
+
   it.each([
     [snapshotWith({ ...model, authKind: "subscription" }, []), 'snapshot.model.authKind must be one of apiKey, oauth, unknown (got "subscription")'],
     [snapshotWith(model, [model, { ...model, authKind: null }]), "snapshot.availableModels[1].authKind must be one of apiKey, oauth, unknown (got null)"],

@@ -3,7 +3,7 @@ import { contractChecker } from "./contract-check.ts";
 import { ERROR_CODES, ERROR_STATUS, errorCodeOfStatus } from "./error-codes.ts";
 import { PromptBody, QueueBody } from "./http-runtime-actions.ts";
 import { createSession, renameSession } from "./http-sessions.ts";
-import { failsWith, Type } from "./schema-kit.ts";
+import { failsWith, literals, Type } from "./schema-kit.ts";
 
 describe("a failing value is told the spec's message of the nearest annotated node", () => {
   const prompt = contractChecker(PromptBody, "body");
@@ -50,6 +50,63 @@ describe("a failing value is told the spec's message of the nearest annotated no
     expect(plain.failure({ a: { b: "x" } })).toEqual({ message: "querystring/a/b must be number", code: "invalid_request" });
     const annotated = contractChecker(Type.Object({ a: failsWith(Type.Object({ b: Type.Number() }), "a needs a number b") }), "body");
     expect(annotated.failure({ a: { b: "x" } })?.message).toBe("a needs a number b");
+  });
+});
+
+describe("the path style names the field and says what it got (messages between processes)", () => {
+  const Item = Type.Object({ name: Type.String(), tags: Type.Array(Type.String()) }, { additionalProperties: false });
+  const Shape = Type.Union([
+    Type.Object({ kind: failsWith(Type.Literal("a"), "must be a or b (got {type})"), size: Type.Number() }),
+    Type.Object({ kind: failsWith(Type.Literal("b"), "must be a or b (got {type})"), items: Type.Array(Item) }),
+  ]);
+  const Message = Type.Object(
+    {
+      id: Type.String({ pattern: "\\S" }),
+      level: Type.Optional(literals(["low", "high"])),
+      shape: Shape,
+      note: Type.Union([Type.String(), Type.Null()]),
+      inner: Type.Optional(failsWith(Type.Object({ on: Type.Boolean() }), { type: "must be an object" })),
+      file: Type.Optional(Type.String()),
+      target: Type.Optional(Type.String()),
+    },
+    { additionalProperties: false, oneOf: [{ required: ["file"] }, { required: ["target"] }] },
+  );
+  const checker = contractChecker(failsWith(Message, { oneOf: "needs exactly one of file or target" }), "message", { style: "path" });
+  const good = { id: "1", shape: { kind: "b", items: [{ name: "n", tags: ["t"] }] }, note: null, file: "f" };
+
+  it.each([
+    ["text", "message must be an object (got a string)"],
+    [{ ...good, id: 3 }, "message.id must be a string (got a number)"],
+    [{ ...good, level: "mid" }, 'message.level must be one of low, high (got "mid")'],
+    [{ ...good, level: null }, "message.level must be one of low, high (got null)"],
+    [{ ...good, shape: { kind: "c" } }, "message.shape.kind must be a or b (got a string)"],
+    [{ ...good, shape: { kind: "a" } }, "message.shape.size must be a finite number (got undefined)"],
+    [{ ...good, shape: { kind: "a", size: Number.NaN } }, "message.shape.size must be a finite number (got a number)"],
+    [{ ...good, shape: { kind: "b", items: [{ name: "n", tags: [] }, { name: "m", tags: "t" }] } }, "message.shape.items[1].tags must be an array of strings (got a string)"],
+    [{ ...good, shape: { kind: "b", items: [{ name: "n", tags: [], x: 1, y: 2 }] } }, "message.shape.items[0] has unknown field(s): x, y"],
+    [{ ...good, note: 5 }, "message.note must be a string (got a number)"],
+    [{ ...good, inner: [] }, "message.inner must be an object"],
+    [{ ...good, inner: { on: "yes" } }, "message.inner.on must be a boolean (got a string)"],
+    // No x-error on a rule: TypeBox's own words.
+    [{ ...good, id: " " }, 'message.id must match pattern "\\S"'],
+  ])("%j → %s", (value, message) => {
+    expect(checker.failure(value)).toEqual({ message, code: "invalid_request" });
+  });
+
+  it("reads unknown fields first, then which shape the value is, then the fields in declared order", () => {
+    expect(checker.failure({ ...good, extra: 1, id: 3 })?.message).toBe("message has unknown field(s): extra");
+    expect(checker.failure({ ...good, target: "t", id: 3 })?.message).toBe("message needs exactly one of file or target");
+    expect(checker.failure({ ...good, note: 5, id: 3 })?.message).toBe("message.id must be a string (got a number)");
+    expect(checker.failure(good)).toBeNull();
+    expect(checker.is(good)).toBe(true);
+  });
+
+  it("finds the first failure in declared order even past TypeBox's 8 collected errors", () => {
+    const Wide = Type.Object(Object.fromEntries(Array.from({ length: 12 }, (_, index) => [`f${index}`, Type.String()])));
+    const wide = contractChecker(Wide, "wide", { style: "path" });
+    const value = Object.fromEntries(Array.from({ length: 12 }, (_, index) => [`f${index}`, index < 11 ? "s" : 1]));
+    expect(wide.failure(value)?.message).toBe("wide.f11 must be a string (got a number)");
+    expect(wide.failure({ ...value, f3: 2 })?.message).toBe("wide.f3 must be a string (got a number)");
   });
 });
 

@@ -6,11 +6,15 @@
  * string") }` answers "text must be a string", as the hand-written checks did. `{index}` in a message is the
  * array index the error is under. A node without a message above the error gets `<part><path> <reason>`.
  * The code is the `x-error-code` found the same way, else invalid_request.
+ *
+ * Messages between processes use the "path" style instead (path-failure.ts): `<part><path> <reason>`, the
+ * reason worded from the schema ("must be a string (got undefined)"), `x-error` only where a node says more.
  */
 import { Compile } from "typebox/compile";
 import type { TLocalizedValidationError } from "typebox/error";
 import type { Static, TSchema } from "typebox";
 import type { ErrorCode } from "./error-codes.ts";
+import { pathFailureMessage } from "./path-failure.ts";
 import { ERROR_CODE_KEY, ERROR_MESSAGE_KEY } from "./schema-kit.ts";
 
 export interface ContractFailure {
@@ -110,12 +114,21 @@ export function failureOf(root: TSchema, errors: readonly TLocalizedValidationEr
   return { message, code: typeof code === "string" ? (code as ErrorCode) : "invalid_request" };
 }
 
+export interface ContractCheckerOptions {
+  /** "spec" (default): the HTTP API's messages, as above. "path": messages between processes (path-failure.ts). */
+  readonly style?: "spec" | "path";
+}
+
 /** A compiled checker for `schema` (compile once, at start-up: compiling is the costly step). */
-export function contractChecker<T extends TSchema>(schema: T, part = "value"): ContractChecker<T> {
+export function contractChecker<T extends TSchema>(schema: T, part = "value", options: ContractCheckerOptions = {}): ContractChecker<T> {
   const validator = Compile(schema);
+  const failing =
+    options.style === "path"
+      ? (value: unknown): ContractFailure => ({ message: pathFailureMessage(schema, value, part), code: "invalid_request" })
+      : (value: unknown): ContractFailure => failureOf(schema, validator.Errors(value), part);
   return {
     schema,
     is: (value): value is Static<T> => validator.Check(value),
-    failure: (value) => (validator.Check(value) ? null : failureOf(schema, validator.Errors(value), part)),
+    failure: (value) => (validator.Check(value) ? null : failing(value)),
   };
 }

@@ -7,6 +7,10 @@
  * data: `{ version: 1, parentSessionId, parentSessionPath, toolCallId, agent, readOnlyBash }`; a field that
  * is not known is null.
  */
+import type { Static } from "typebox";
+import { contractChecker } from "../contract/contract-check.ts";
+import type { SameType } from "../contract/schema-kit.ts";
+import { SubagentMarkerData as SubagentMarkerDataSchema } from "../contract/subagent-marker-data.ts";
 import type { SessionEntry } from "../session-log.ts";
 import { SUBAGENT_CUSTOM_TYPE } from "../session-summary.ts";
 
@@ -24,28 +28,18 @@ export interface SubagentMarkerData {
   readOnlyBash: boolean;
 }
 
-export const SUBAGENT_MARKER_FIELDS = ["version", "parentSessionId", "parentSessionPath", "toolCallId", "agent", "readOnlyBash"] as const;
+const _marker: SameType<Static<typeof SubagentMarkerDataSchema>, SubagentMarkerData> = true;
+void _marker;
 
-function nullableString(value: unknown): value is string | null {
-  return value === null || typeof value === "string";
-}
+const markerChecker = contractChecker(SubagentMarkerDataSchema, "marker", { style: "path" });
 
 /** Why `value` is not marker data, or null when it is (exact shape: no unknown fields). */
-export function checkSubagentMarkerData(value: unknown, path = "marker"): string | null {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return `${path} must be an object`;
-  const record = value as Record<string, unknown>;
-  const extra = Object.keys(record).filter((key) => !(SUBAGENT_MARKER_FIELDS as readonly string[]).includes(key));
-  if (extra.length > 0) return `${path} has unknown field(s): ${extra.join(", ")}`;
-  if (record["version"] !== SUBAGENT_MARKER_VERSION) return `${path}.version must be ${SUBAGENT_MARKER_VERSION}`;
-  for (const key of ["parentSessionId", "parentSessionPath", "toolCallId", "agent"] as const) {
-    if (!nullableString(record[key])) return `${path}.${key} must be a string or null`;
-  }
-  if (typeof record["readOnlyBash"] !== "boolean") return `${path}.readOnlyBash must be a boolean`;
-  return null;
+export function checkSubagentMarkerData(value: unknown): string | null {
+  return markerChecker.failure(value)?.message ?? null;
 }
 
 export function isSubagentMarkerData(value: unknown): value is SubagentMarkerData {
-  return checkSubagentMarkerData(value) === null;
+  return markerChecker.is(value);
 }
 
 /** The marker data of one entry, or null when the entry is not a (valid) subagent marker. */

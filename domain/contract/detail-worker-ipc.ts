@@ -1,0 +1,54 @@
+/**
+ * Every message between the main thread and the detail worker thread (adapters/read-side: session-detail-feeds.ts
+ * posts requests, detail-worker.ts answers; detail-worker-protocol.ts proves its types equal to these schemas).
+ *
+ * Declared, not checked at run time: both ends are threads of one process running one build, and a message
+ * crosses by structured clone (the bytes as Uint8Array, which JSON Schema cannot describe), so it is always what
+ * the sending code's types allow. A runtime worker (worker-ipc.ts) is another process, perhaps another build,
+ * and its messages are checked.
+ */
+import { Type } from "typebox";
+
+const Bytes = Type.Unsafe<Uint8Array>({ description: "Bytes (a Uint8Array, structured-cloned): an events-socket message head or a JSON part." });
+const feed = Type.Number({ description: "The feed (one subscriber on the main thread)." });
+
+export const DetailWorkerRequest = Type.Union(
+  [
+    Type.Object({ type: Type.Literal("open"), feed, file: Type.String(), sessionId: Type.String() }),
+    Type.Object({ type: Type.Literal("snapshot"), feed }),
+    Type.Object({ type: Type.Literal("closeFeed"), feed }),
+    Type.Object({
+      type: Type.Literal("detail"),
+      request: Type.Number(),
+      file: Type.String(),
+      known: Type.Optional(Type.String({ description: "The version the main thread holds the JSON of (the answer then leaves the JSON out)." })),
+    }),
+    Type.Object({ type: Type.Literal("reset") }, { description: "Nobody on the main thread uses the worker now: close every file." }),
+  ],
+  { title: "DetailWorkerRequest" },
+);
+
+/** What one feed is sent (detail-feed-host.ts FeedMessage). */
+export const FeedMessage = Type.Union([
+  Type.Object({ type: Type.Literal("loading"), feed, head: Bytes }),
+  Type.Object({ type: Type.Literal("snapshot"), feed, revision: Type.Number(), chunks: Type.Array(Bytes) }),
+  Type.Object({ type: Type.Literal("delta"), feed, base: Type.Number(), revision: Type.Number(), head: Bytes }),
+  Type.Object({ type: Type.Literal("unavailable"), feed, head: Bytes }),
+]);
+
+/** A session's detail as JSON parts (detail-feed-host.ts DetailJson). */
+export const DetailJson = Type.Object({
+  sessionId: Type.String(),
+  revision: Type.Number(),
+  version: Type.String(),
+  json: Type.Union([Type.Array(Bytes), Type.Null()]),
+});
+
+export const DetailWorkerReply = Type.Union(
+  [
+    Type.Object({ type: Type.Literal("ready") }),
+    FeedMessage,
+    Type.Object({ type: Type.Literal("detail"), request: Type.Number(), result: Type.Union([DetailJson, Type.Null()]), error: Type.Optional(Type.String()) }),
+  ],
+  { title: "DetailWorkerReply" },
+);
