@@ -11,32 +11,79 @@ import tseslint from "typescript-eslint";
 /** The globals plain .js/.mjs scripts use under Node (the `globals` package is not a dependency). */
 const nodeGlobals = Object.fromEntries(
   [
-    "process", "console", "Buffer", "URL", "URLSearchParams", "fetch", "AbortController", "AbortSignal",
-    "setTimeout", "clearTimeout", "setInterval", "clearInterval", "setImmediate", "clearImmediate",
-    "queueMicrotask", "structuredClone", "TextEncoder", "TextDecoder", "performance", "globalThis",
+    "process",
+    "console",
+    "Buffer",
+    "URL",
+    "URLSearchParams",
+    "fetch",
+    "AbortController",
+    "AbortSignal",
+    "setTimeout",
+    "clearTimeout",
+    "setInterval",
+    "clearInterval",
+    "setImmediate",
+    "clearImmediate",
+    "queueMicrotask",
+    "structuredClone",
+    "TextEncoder",
+    "TextDecoder",
+    "performance",
+    "globalThis",
   ].map((name) => [name, "readonly"]),
 );
 
 const IO_IMPORTS = [
-  "fs", "fs/promises", "path", "os", "child_process", "net", "http", "https", "http2", "dgram", "dns", "tls",
-  "worker_threads", "cluster", "readline", "stream", "zlib", "crypto", "better-sqlite3", "kysely", "node-pty",
-  "fastify", "ws", "chokidar",
+  "fs",
+  "fs/promises",
+  "path",
+  "os",
+  "child_process",
+  "net",
+  "http",
+  "https",
+  "http2",
+  "dgram",
+  "dns",
+  "tls",
+  "worker_threads",
+  "cluster",
+  "readline",
+  "stream",
+  "zlib",
+  "crypto",
+  "better-sqlite3",
+  "kysely",
+  "node-pty",
+  "fastify",
+  "ws",
+  "chokidar",
 ];
 
 const pureCodeRules = {
   "no-restricted-syntax": [
     "error",
-    { selector: "MemberExpression[object.name='Date'][property.name='now']", message: "Pure code reads no clock: take `now` as an argument." },
-    { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: "Pure code reads no clock: `new Date()` needs an explicit time." },
+    {
+      selector: "MemberExpression[object.name='Date'][property.name='now']",
+      message: "Pure code reads no clock: take `now` as an argument.",
+    },
+    {
+      selector: "NewExpression[callee.name='Date'][arguments.length=0]",
+      message: "Pure code reads no clock: `new Date()` needs an explicit time.",
+    },
     { selector: "CallExpression[callee.name='Date'][arguments.length=0]", message: "Pure code reads no clock." },
-    { selector: "MemberExpression[object.name='Math'][property.name='random']", message: "Pure code has no randomness: take ids or a seed as arguments." },
+    {
+      selector: "MemberExpression[object.name='Math'][property.name='random']",
+      message: "Pure code has no randomness: take ids or a seed as arguments.",
+    },
     { selector: "MemberExpression[object.name='performance'][property.name='now']", message: "Pure code reads no clock." },
-    { selector: "MemberExpression[object.name='crypto'][property.name=/^(randomUUID|getRandomValues)$/]", message: "Pure code has no randomness." },
+    {
+      selector: "MemberExpression[object.name='crypto'][property.name=/^(randomUUID|getRandomValues)$/]",
+      message: "Pure code has no randomness.",
+    },
   ],
-  "no-restricted-globals": [
-    "error",
-    { name: "process", message: "Pure code does not read the process (env, argv, cwd): pass values in." },
-  ],
+  "no-restricted-globals": ["error", { name: "process", message: "Pure code does not read the process (env, argv, cwd): pass values in." }],
   "@typescript-eslint/no-restricted-imports": [
     "error",
     {

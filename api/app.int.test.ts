@@ -64,10 +64,16 @@ describe("envelopes and statuses", () => {
   });
 
   it("answers a CORS preflight with 204", async () => {
-    const res = await (await app()).inject({
+    const res = await (
+      await app()
+    ).inject({
       method: "OPTIONS",
       url: "/api/pi/info",
-      headers: { origin: "http://127.0.0.1:5173", "access-control-request-method": "POST", "access-control-request-headers": "content-type" },
+      headers: {
+        origin: "http://127.0.0.1:5173",
+        "access-control-request-method": "POST",
+        "access-control-request-headers": "content-type",
+      },
     });
     expect(res.statusCode).toBe(204);
     expect(res.body).toBe("");
@@ -85,7 +91,11 @@ describe("envelopes and statuses", () => {
     a.get("/api/test/crash", async () => {
       throw new Error("secret internal detail at /home/user/.pi");
     });
-    a.post("/api/test/echo", { schema: { body: { type: "object", required: ["name"], properties: { name: { type: "string" } } } } }, async (request) => request.body);
+    a.post(
+      "/api/test/echo",
+      { schema: { body: { type: "object", required: ["name"], properties: { name: { type: "string" } } } } },
+      async (request) => request.body,
+    );
 
     const conflict = await a.inject({ method: "GET", url: "/api/test/http-error" });
     expect(conflict.statusCode).toBe(409);

@@ -72,9 +72,15 @@ describe("body limits", () => {
     const handle = app.leyline.host.get(id);
     if (!handle) throw new Error("not open");
     const rec = recordHost(app.leyline.host);
-    await rec.until(() => !handle.busy() && handle.sessionFile !== null && fs.existsSync(handle.sessionFile) && messageTexts(handle.sessionFile).length === 2, "answered");
+    await rec.until(
+      () =>
+        !handle.busy() && handle.sessionFile !== null && fs.existsSync(handle.sessionFile) && messageTexts(handle.sessionFile).length === 2,
+      "answered",
+    );
     rec.stop();
-    const user = jsonlLines(handle.sessionFile ?? "").find((line) => line["type"] === "message" && (line["message"] as { role: string }).role === "user");
+    const user = jsonlLines(handle.sessionFile ?? "").find(
+      (line) => line["type"] === "message" && (line["message"] as { role: string }).role === "user",
+    );
     const content = (user?.["message"] as { content: Array<{ type: string; data?: string; mimeType?: string }> }).content;
     expect(content.find((part) => part.type === "image")).toEqual({ type: "image", data, mimeType: "image/png" });
 
@@ -99,7 +105,10 @@ describe("body limits", () => {
       status: 404,
       body: { error: "Entry no-such-entry not found" },
     });
-    expect(await post(app, "/api/pi/subagent", JSON.stringify({ task: big }))).toEqual({ status: 400, body: { error: "cwd must be a non-empty string" } });
+    expect(await post(app, "/api/pi/subagent", JSON.stringify({ task: big }))).toEqual({
+      status: 400,
+      body: { error: "cwd must be a non-empty string" },
+    });
     for (const url of [`/api/pi/sessions/${id}/thinking`, `/api/pi/sessions/${id}/model`, "/api/pi/sessions"]) {
       const res = await post(app, url, JSON.stringify({ filler: big }));
       expect(res.status, url).toBe(413);

@@ -19,7 +19,14 @@ import { closeTestApps, MessageQueue, testApp, type ReceivedMessage, type TestDi
 
 afterEach(closeTestApps);
 
-const usage = { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 2, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
+const usage = {
+  input: 1,
+  output: 1,
+  cacheRead: 0,
+  cacheWrite: 0,
+  totalTokens: 2,
+  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+};
 
 /** A session file written line by line, as pi (or the pi CLI) appends to it. */
 class SessionWriter {
@@ -46,20 +53,39 @@ class SessionWriter {
   }
 
   user(text: string, parentId?: string | null): string {
-    return this.append({ type: "message", message: { role: "user", content: [{ type: "text", text }], timestamp: 1767225600000 + this.n } }, parentId);
+    return this.append(
+      { type: "message", message: { role: "user", content: [{ type: "text", text }], timestamp: 1767225600000 + this.n } },
+      parentId,
+    );
   }
 
   assistant(content: unknown[]): string {
     return this.append({
       type: "message",
-      message: { role: "assistant", content, api: "faux", provider: "faux", model: "faux-1", usage, stopReason: "stop", timestamp: 1767225600000 + this.n },
+      message: {
+        role: "assistant",
+        content,
+        api: "faux",
+        provider: "faux",
+        model: "faux-1",
+        usage,
+        stopReason: "stop",
+        timestamp: 1767225600000 + this.n,
+      },
     });
   }
 
   toolResult(toolCallId: string, text: string): string {
     return this.append({
       type: "message",
-      message: { role: "toolResult", toolCallId, toolName: "bash", content: [{ type: "text", text }], isError: false, timestamp: 1767225600000 + this.n },
+      message: {
+        role: "toolResult",
+        toolCallId,
+        toolName: "bash",
+        content: [{ type: "text", text }],
+        isError: false,
+        timestamp: 1767225600000 + this.n,
+      },
     });
   }
 }
@@ -113,7 +139,8 @@ class DetailView {
       this.revision = data.revision;
       if (data.session !== undefined) this.session = data.session;
       if (data.leafId !== undefined) this.leafId = data.leafId;
-      if (data.transcript !== undefined) this.entries = applyTranscriptDelta(this.entries, mapTranscriptDelta(data.transcript, unpackEntry));
+      if (data.transcript !== undefined)
+        this.entries = applyTranscriptDelta(this.entries, mapTranscriptDelta(data.transcript, unpackEntry));
       return true;
     }
     return false;
@@ -198,11 +225,14 @@ describe("compression", () => {
   it("deflates a large session list on the wire for a client that offers permessage-deflate, and not for one that does not", async () => {
     const { base, dirs, http } = await listening();
     for (let i = 0; i < 300; i++) {
-      const s = new SessionWriter(dirs.projectSessions, `5e5510${String(i).padStart(2, "0").slice(-2)}-0000-4000-8000-${String(i).padStart(12, "0")}`);
+      const s = new SessionWriter(
+        dirs.projectSessions,
+        `5e5510${String(i).padStart(2, "0").slice(-2)}-0000-4000-8000-${String(i).padStart(12, "0")}`,
+      );
       s.user(`question number ${i} about the weather and the tides of the season`);
     }
     // Connect once the index lists them all (the list then comes whole in the snapshot).
-    for (let listed = 0; listed < 300; ) {
+    for (let listed = 0; listed < 300;) {
       listed = ((await (await fetch(`${http}/api/pi/sessions`)).json()) as { sessions: unknown[] }).sessions.length;
       if (listed < 300) await new Promise((resolve) => setTimeout(resolve, 50));
     }
@@ -296,7 +326,11 @@ describe("the focused session on the events socket", () => {
 
     const lateId = "eeeeeeee-0000-4000-8000-00000000000e";
     client.socket.send(JSON.stringify({ type: "focus", sessionId: lateId }));
-    expect((await client.queue.nextOf("session_unavailable")).data).toEqual({ sessionId: lateId, reason: "not-found", message: "Session not found" });
+    expect((await client.queue.nextOf("session_unavailable")).data).toEqual({
+      sessionId: lateId,
+      reason: "not-found",
+      message: "Session not found",
+    });
     const late = new SessionWriter(dirs.projectSessions, lateId);
     late.user("written later");
     const lateView = new DetailView();

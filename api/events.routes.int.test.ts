@@ -55,7 +55,11 @@ describe("WS /api/pi/events", () => {
     expect(await queue.next()).toEqual({ type: "runtime_roster", data: { sessionIds: [] }, seq: 1 });
     expect(await queue.next()).toEqual({
       type: "session_list",
-      data: { revision: expect.any(Number), sessions: [], status: expect.objectContaining({ filesOnDisk: 0, indexed: 0, invalid: 0, invalidPaths: [], ready: true }) },
+      data: {
+        revision: expect.any(Number),
+        sessions: [],
+        status: expect.objectContaining({ filesOnDisk: 0, indexed: 0, invalid: 0, invalidPaths: [], ready: true }),
+      },
       seq: 2,
     });
     socket.close();
@@ -99,10 +103,18 @@ describe("WS /api/pi/events", () => {
     await take(queues.none, 1);
     for (const queue of Object.values(queues)) expect((await queue.next()).type).toBe("session_list");
     // The focused runtime has no file yet: its detail says so.
-    expect((await queues.focused.next()).data).toEqual({ sessionId: "s2", reason: "unsaved", message: "The session has not been written yet" });
+    expect((await queues.focused.next()).data).toEqual({
+      sessionId: "s2",
+      reason: "unsaved",
+      message: "The session has not been written yet",
+    });
 
     // A compact socket gets what the host's filter leaves (null: nothing).
-    events.next({ type: "runtime_event", sessionId: "s2", data: (full) => (full ? { activeSessionId: "s2", event: { type: "message_update" } } : null) });
+    events.next({
+      type: "runtime_event",
+      sessionId: "s2",
+      data: (full) => (full ? { activeSessionId: "s2", event: { type: "message_update" } } : null),
+    });
     events.next({ type: "runtime_removed", sessionId: "s1", data: () => ({ id: "s1" }) });
     expect(await take(queues.focused, 2)).toEqual([
       { type: "runtime_event", data: { activeSessionId: "s2", event: { type: "message_update" } }, seq: 6 },
@@ -125,7 +137,8 @@ describe("WS /api/pi/events", () => {
       expect((await c.queue.next()).type).toBe("runtime_roster");
       expect((await c.queue.next()).type).toBe("session_list");
       // Focused on a session that does not exist: the detail says so.
-      if (urls[i]?.includes("sessionId=s") || urls[i]?.includes("sessionId=o")) expect((await c.queue.next()).type).toBe("session_unavailable");
+      if (urls[i]?.includes("sessionId=s") || urls[i]?.includes("sessionId=o"))
+        expect((await c.queue.next()).type).toBe("session_unavailable");
     }
 
     // Non-ASCII text and a line separator: the bytes a socket gets must still be JSON.stringify's.
@@ -181,7 +194,11 @@ describe("WS /api/pi/events", () => {
     while (sent < 1000 && idleRounds < 3) {
       const before = compactEncodings;
       const n = ++sent;
-      events.next({ type: "runtime_event", sessionId: "s1", data: (full) => (full || compactEncodings++, { activeSessionId: "s1", event: { type: "message_update", n, big } }) });
+      events.next({
+        type: "runtime_event",
+        sessionId: "s1",
+        data: (full) => (full || compactEncodings++, { activeSessionId: "s1", event: { type: "message_update", n, big } }),
+      });
       expect((await live.queue.next()).seq).toBe(n + 2);
       idleRounds = compactEncodings === before ? idleRounds + 1 : 0;
     }

@@ -155,7 +155,9 @@ function runtimeSnapshotHeads(runtime: OpenRuntime, full: boolean): Buffer[] {
   if (full) {
     const live = runtime.liveStream();
     if (isLiveStreamActive(live)) {
-      heads.push(encodeMessageHead("runtime_event", { activeSessionId: runtime.sessionId, event: { type: "stream_snapshot", state: live } }));
+      heads.push(
+        encodeMessageHead("runtime_event", { activeSessionId: runtime.sessionId, event: { type: "stream_snapshot", state: live } }),
+      );
     }
   }
   return heads;
@@ -180,7 +182,9 @@ export function createEventChannels(options: EventsRoutesOptions & { log: Fastif
   const queueLimitBytes = options.bufferLimitBytes ?? SLOW_READER_LIMIT_BYTES;
   const resumeWindowMs = options.resumeWindowMs ?? RESUME_WINDOW_MS;
   const fanout = new EventFanout(runtimeHost.events$, options.log);
-  const listFeed: SessionListFeed = createSessionListFeed(readSide, runtimeHost, (error) => options.log.error({ err: error }, "session list feed error"));
+  const listFeed: SessionListFeed = createSessionListFeed(readSide, runtimeHost, (error) =>
+    options.log.error({ err: error }, "session list feed error"),
+  );
   const channels = new Map<string, Channel>();
 
   function open(focus: EventFocus, log: FastifyBaseLogger): Channel {
@@ -208,7 +212,8 @@ export function createEventChannels(options: EventsRoutesOptions & { log: Fastif
     };
     // The spec's opening: runtime snapshots, then the roster.
     const runtimes = runtimeHost.openRuntimes();
-    for (const runtime of runtimes) for (const head of runtimeSnapshotHeads(runtime, isFullFor(focus, runtime.sessionId))) stream.enqueue(head);
+    for (const runtime of runtimes)
+      for (const head of runtimeSnapshotHeads(runtime, isFullFor(focus, runtime.sessionId))) stream.enqueue(head);
     stream.enqueue(encodeMessageHead("runtime_roster", { sessionIds: runtimes.map((r) => r.sessionId) }));
     const session = createSessionFocus(stream, { readSide, runtimeHost, listFeed });
     const channel: Channel = {
@@ -264,7 +269,11 @@ export function createEventChannels(options: EventsRoutesOptions & { log: Fastif
     if (current.expiry !== null) clearTimeout(current.expiry);
     current.expiry = null;
     current.stream.attach(socket, resumedAfter);
-    if (resumedAfter !== null && query.sessionId !== undefined && focusedSession(eventFocusOf(query.sessionId)) !== focusedSession(current.focus)) {
+    if (
+      resumedAfter !== null &&
+      query.sessionId !== undefined &&
+      focusedSession(eventFocusOf(query.sessionId)) !== focusedSession(current.focus)
+    ) {
       refocus(current, query.sessionId);
     }
 
@@ -316,7 +325,8 @@ export const eventsRoutes: FastifyPluginAsync<EventsRoutesOptions> = async (app,
     method: "GET",
     url: EVENTS_PATH,
     schema: eventsSocket.schema,
-    handler: async (_request, reply) => sendError(reply.header("upgrade", "websocket"), "upgrade_required", "This endpoint requires a WebSocket upgrade"),
+    handler: async (_request, reply) =>
+      sendError(reply.header("upgrade", "websocket"), "upgrade_required", "This endpoint requires a WebSocket upgrade"),
     wsHandler: (socket, request) => channels.serve(socket, request.query, request.log),
   });
 };

@@ -71,15 +71,24 @@ describe("GET /api/pi/sessions/:id/export", () => {
 
   it("resolves ?path= like the detail route and answers 404 for unknown sessions", async () => {
     const { app, researchFile, plainFile } = await appWithSessions();
-    const byPath = await app.inject({ method: "GET", url: `/api/pi/sessions/${RESEARCH_SESSION_ID}/export?path=${encodeURIComponent(researchFile)}` });
+    const byPath = await app.inject({
+      method: "GET",
+      url: `/api/pi/sessions/${RESEARCH_SESSION_ID}/export?path=${encodeURIComponent(researchFile)}`,
+    });
     expect(byPath.statusCode).toBe(200);
     expect(byPath.body).toContain('<section id="report">');
 
-    const mismatch = await app.inject({ method: "GET", url: `/api/pi/sessions/${RESEARCH_SESSION_ID}/export?path=${encodeURIComponent(plainFile)}` });
+    const mismatch = await app.inject({
+      method: "GET",
+      url: `/api/pi/sessions/${RESEARCH_SESSION_ID}/export?path=${encodeURIComponent(plainFile)}`,
+    });
     expect(mismatch.statusCode).toBe(500);
     expect(mismatch.json()).toEqual({ error: "Session path does not match id" });
 
-    const missingFile = await app.inject({ method: "GET", url: `/api/pi/sessions/${RESEARCH_SESSION_ID}/export?path=${encodeURIComponent(`${researchFile}.gone`)}` });
+    const missingFile = await app.inject({
+      method: "GET",
+      url: `/api/pi/sessions/${RESEARCH_SESSION_ID}/export?path=${encodeURIComponent(`${researchFile}.gone`)}`,
+    });
     expect(missingFile.statusCode).toBe(404);
 
     const unknown = await app.inject({ method: "GET", url: "/api/pi/sessions/no-such-session/export" });
@@ -112,12 +121,20 @@ describe("research through the session read routes", () => {
 
     const detail = (await app.inject({ method: "GET", url: `/api/pi/sessions/${RESEARCH_SESSION_ID}` })).json<SessionDetail>();
     expect(detail.session.research).toMatchObject({ version: 1, citedSourceIds: [1, 2], strategy: "Two independent threads" });
-    expect(detail.session.research?.threads.map((thread) => [thread.id, thread.status])).toEqual([["T1", "done"], ["T2", "error"]]);
+    expect(detail.session.research?.threads.map((thread) => [thread.id, thread.status])).toEqual([
+      ["T1", "done"],
+      ["T2", "error"],
+    ]);
     expect(detail.session.research?.sources.map((source) => source.status)).toEqual(["cited", "cited", "excluded"]);
 
     const report = detail.entries.find((entry) => entry.id === REPORT_ENTRY_ID);
     const details = report?.type === "message" && report.role === "assistant" ? report.researchReport : undefined;
-    expect(details?.citations.map((citation) => [citation.number, citation.valid])).toEqual([[1, true], [2, true], [3, false], [1, true]]);
+    expect(details?.citations.map((citation) => [citation.number, citation.valid])).toEqual([
+      [1, true],
+      [2, true],
+      [3, false],
+      [1, true],
+    ]);
     expect(details?.support.map((item) => item.verdict)).toEqual(["supported", "supported", "supported", "unsupported"]);
     const call = detail.entries.find((entry): entry is ToolTranscriptEntry => entry.type === "tool" && entry.name === "subagent");
     expect(call?.researchThreads?.map((thread) => thread.threadId)).toEqual(["T1", "T2"]);

@@ -60,20 +60,16 @@ export const exportRoutes: FastifyPluginAsync<ExportRoutesOptions> = async (app,
     throw new HttpError("session_not_found", SESSION_NOT_FOUND);
   }
 
-  typed(app).get(
-    exportSession.url,
-    { schema: exportSession.schema },
-    async (request, reply) => {
-      const source = await exportSource(request.params.id, request.query.path);
-      const html = renderSessionExport({ ...source, exportedAt: now().toISOString(), generator: `Leyline ${version}` });
-      const disposition = exportContentDisposition(exportDispositionType(request.query.disposition), exportFileNames(source.session));
-      return reply
-        .type("text/html; charset=utf-8")
-        .header("content-disposition", disposition)
-        .header("content-security-policy", `${EXPORT_CSP}; sandbox`)
-        .header("x-content-type-options", "nosniff")
-        .header("cache-control", "no-store")
-        .send(html);
-    },
-  );
+  typed(app).get(exportSession.url, { schema: exportSession.schema }, async (request, reply) => {
+    const source = await exportSource(request.params.id, request.query.path);
+    const html = renderSessionExport({ ...source, exportedAt: now().toISOString(), generator: `Leyline ${version}` });
+    const disposition = exportContentDisposition(exportDispositionType(request.query.disposition), exportFileNames(source.session));
+    return reply
+      .type("text/html; charset=utf-8")
+      .header("content-disposition", disposition)
+      .header("content-security-policy", `${EXPORT_CSP}; sandbox`)
+      .header("x-content-type-options", "nosniff")
+      .header("cache-control", "no-store")
+      .send(html);
+  });
 };

@@ -20,12 +20,8 @@ export interface FsRoutesOptions {
 export const fsRoutes: FastifyPluginAsync<FsRoutesOptions> = async (app, options) => {
   const home = options.home ?? os.homedir();
   const processDir = options.processDir ?? process.cwd();
-  typed(app).get(
-    listDirectoryRoute.url,
-    { schema: listDirectoryRoute.schema },
-    async (request) => {
-      const dir = resolveBrowsePath(request.query.path, request.query.cwd, home, processDir);
-      return listDirectory(dir, home);
-    },
-  );
+  typed(app).get(listDirectoryRoute.url, { schema: listDirectoryRoute.schema }, async (request) => {
+    const dir = resolveBrowsePath(request.query.path, request.query.cwd, home, processDir);
+    return listDirectory(dir, home);
+  });
 };

@@ -55,20 +55,42 @@ function writeSession(cwd: string, name: string, text: string | Buffer): string 
   return file;
 }
 
-const usage = { input: 5, output: 3, cacheRead: 0, cacheWrite: 0, totalTokens: 8, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
+const usage = {
+  input: 5,
+  output: 3,
+  cacheRead: 0,
+  cacheWrite: 0,
+  totalTokens: 8,
+  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+};
 
 /** A v3 session as pi's CLI leaves it after one exchange with `provider/model`, without a thinking level entry. */
 function cliSessionText(id: string, cwd: string, provider: string, model: string): string {
   const lines = [
     { type: "session", version: 3, id, timestamp: "2025-05-01T10:00:00.000Z", cwd },
     { type: "model_change", id: "c0000001", parentId: null, timestamp: "2025-05-01T10:00:00.100Z", provider, modelId: model },
-    { type: "message", id: "c0000002", parentId: "c0000001", timestamp: "2025-05-01T10:00:01.000Z", message: { role: "user", content: [{ type: "text", text: "first question" }], timestamp: 1746093601000 } },
+    {
+      type: "message",
+      id: "c0000002",
+      parentId: "c0000001",
+      timestamp: "2025-05-01T10:00:01.000Z",
+      message: { role: "user", content: [{ type: "text", text: "first question" }], timestamp: 1746093601000 },
+    },
     {
       type: "message",
       id: "c0000003",
       parentId: "c0000002",
       timestamp: "2025-05-01T10:00:02.000Z",
-      message: { role: "assistant", content: [{ type: "text", text: "first answer" }], api: "faux", provider, model, usage, stopReason: "stop", timestamp: 1746093602000 },
+      message: {
+        role: "assistant",
+        content: [{ type: "text", text: "first answer" }],
+        api: "faux",
+        provider,
+        model,
+        usage,
+        stopReason: "stop",
+        timestamp: 1746093602000,
+      },
     },
   ];
   return lines.map((line) => `${JSON.stringify(line)}\n`).join("");
@@ -77,7 +99,9 @@ function cliSessionText(id: string, cwd: string, provider: string, model: string
 /** An app whose session index has checked the disk (a warm start serves the stored list before that). */
 async function makeApp(turns: FauxTurn[]): Promise<FastifyInstance> {
   const app = await suite.makeApp({ forked: true, turns });
-  await (await app.leyline.readSide.ready()).index.verified;
+  await (
+    await app.leyline.readSide.ready()
+  ).index.verified;
   return app;
 }
 
@@ -94,7 +118,12 @@ describe("opening a session writes nothing unasked (forked workers)", () => {
     const app = await makeApp([{ match: "second question", text: "second answer" }]);
     const before = fileState(file);
     const detail = await detailOf(app, id);
-    expect(detail.session).toMatchObject({ model: { provider: "faux", id: "faux-1" }, thinkingLevel: null, fileVersion: 3, readOnly: null });
+    expect(detail.session).toMatchObject({
+      model: { provider: "faux", id: "faux-1" },
+      thinkingLevel: null,
+      fileVersion: 3,
+      readOnly: null,
+    });
 
     const opened = await call(app, "POST", "/api/pi/active-session", { id });
     expect(opened.status, JSON.stringify(opened.body)).toBe(200);
@@ -120,7 +149,12 @@ describe("opening a session writes nothing unasked (forked workers)", () => {
     const added = lines.slice(4);
     // pi 1.x stores its system prompt before the first prompt it sends for a session written by pi 0.x.
     expect(added.map((line) => line["type"])).toEqual(["thinking_level_change", "message", "message", "message"]);
-    expect(added.map((line) => (line["message"] as { role?: string } | undefined)?.role)).toEqual([undefined, "system", "user", "assistant"]);
+    expect(added.map((line) => (line["message"] as { role?: string } | undefined)?.role)).toEqual([
+      undefined,
+      "system",
+      "user",
+      "assistant",
+    ]);
     expect(added[0]).toMatchObject({ parentId: "c0000003", thinkingLevel: active.state.thinkingLevel });
     expect(added[1]).toMatchObject({ parentId: added[0]?.["id"], message: { role: "system" } });
   });
@@ -136,7 +170,12 @@ describe("opening a session writes nothing unasked (forked workers)", () => {
     const app = await makeApp([{ match: "after the upgrade", text: "upgraded answer" }]);
 
     const shown = await detailOf(app, id);
-    expect(shown.session).toMatchObject({ fileVersion: 1, model: { provider: "anthropic", id: "claude-sonnet-4-5" }, thinkingLevel: "off", readOnly: null });
+    expect(shown.session).toMatchObject({
+      fileVersion: 1,
+      model: { provider: "anthropic", id: "claude-sonnet-4-5" },
+      thinkingLevel: "off",
+      readOnly: null,
+    });
     const shownIds = shown.entries.map((entry) => entry.id);
     const shownUser = shown.entries.filter((entry) => entry.type === "message" && entry.role === "user").at(-3);
     expect(shownUser).toBeDefined();
@@ -183,7 +222,11 @@ describe("opening a session writes nothing unasked (forked workers)", () => {
 
   it("reports the fallback when the session's model is unknown here, and writes nothing on open", SLOW, async () => {
     const id = "0196a1b2-0000-7000-8000-0000000000aa";
-    const file = writeSession(suite.dirs.cwd, `2025-05-02T10-00-00-000Z_${id}.jsonl`, cliSessionText(id, suite.dirs.cwd, "nowhere", "unknown-model"));
+    const file = writeSession(
+      suite.dirs.cwd,
+      `2025-05-02T10-00-00-000Z_${id}.jsonl`,
+      cliSessionText(id, suite.dirs.cwd, "nowhere", "unknown-model"),
+    );
     const app = await makeApp([]);
     const before = fileState(file);
     const opened = await call(app, "POST", "/api/pi/active-session", { id });
@@ -215,7 +258,17 @@ describe("opening a session writes nothing unasked (forked workers)", () => {
           baseUrl: "http://127.0.0.1:9/v1",
           api: "openai-completions",
           apiKey: "local-key",
-          models: [{ id: "local-coder", name: "Local Coder", reasoning: false, input: ["text"], contextWindow: 8192, maxTokens: 1024, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } }],
+          models: [
+            {
+              id: "local-coder",
+              name: "Local Coder",
+              reasoning: false,
+              input: ["text"],
+              contextWindow: 8192,
+              maxTokens: 1024,
+              cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+            },
+          ],
         },
       },
     };
@@ -266,6 +319,9 @@ describe("opening a session writes nothing unasked (forked workers)", () => {
     expect(app.leyline.host.openRuntimes()).toEqual([]);
     expect((await call(app, "GET", "/api/health")).body).toMatchObject({ activeWorkers: 0 });
     expectUnchanged(file, before);
-    expect(fs.existsSync(leylineTrashDirOf(suite.dirs.agentDir)) && fs.readdirSync(leylineTrashDirOf(suite.dirs.agentDir)).some((name) => name.startsWith(path.basename(file, ".jsonl")))).toBe(false);
+    expect(
+      fs.existsSync(leylineTrashDirOf(suite.dirs.agentDir)) &&
+        fs.readdirSync(leylineTrashDirOf(suite.dirs.agentDir)).some((name) => name.startsWith(path.basename(file, ".jsonl"))),
+    ).toBe(false);
   });
 });

@@ -39,11 +39,17 @@ describe("GET /api/openapi.json", () => {
       if (operation === undefined) continue;
       const parameters = operation.parameters ?? [];
       for (const name of route.url.match(/:([A-Za-z]+)/g) ?? []) {
-        expect(parameters.some((p) => p.in === "path" && p.name === name.slice(1) && p.schema !== undefined), `${where} path ${name}`).toBe(true);
+        expect(
+          parameters.some((p) => p.in === "path" && p.name === name.slice(1) && p.schema !== undefined),
+          `${where} path ${name}`,
+        ).toBe(true);
       }
       const query = route.schema.querystring as { properties?: Record<string, unknown> } | undefined;
       for (const name of Object.keys(query?.properties ?? {})) {
-        expect(parameters.some((p) => p.in === "query" && p.name === name), `${where} query ${name}`).toBe(true);
+        expect(
+          parameters.some((p) => p.in === "query" && p.name === name),
+          `${where} query ${name}`,
+        ).toBe(true);
       }
       if (route.schema.body !== undefined) {
         expect(operation.requestBody?.content?.["application/json"]?.schema, `${where} body`).toBeDefined();
@@ -51,14 +57,22 @@ describe("GET /api/openapi.json", () => {
       const responses = operation.responses ?? {};
       const success = Object.keys(route.schema.response)[0] ?? "200";
       expect(responses[success], `${where} ${success}`).toBeDefined();
-      expect(Object.keys(responses).some((status) => /^4/i.test(status)), `${where} 4xx`).toBe(true);
-      expect(Object.keys(responses).some((status) => /^5/i.test(status)), `${where} 5xx`).toBe(true);
+      expect(
+        Object.keys(responses).some((status) => /^4/i.test(status)),
+        `${where} 4xx`,
+      ).toBe(true);
+      expect(
+        Object.keys(responses).some((status) => /^5/i.test(status)),
+        `${where} 5xx`,
+      ).toBe(true);
     }
   });
 
   it("keeps the spec's messages in the document (x-error) so clients can read what a field needs", async () => {
     const { app } = await testApp();
-    const doc = (await app.inject({ method: "GET", url: "/api/openapi.json" })).json() as { paths: Record<string, Record<string, Operation>> };
+    const doc = (await app.inject({ method: "GET", url: "/api/openapi.json" })).json() as {
+      paths: Record<string, Record<string, Operation>>;
+    };
     const prompt = doc.paths["/api/pi/sessions/{id}/prompt"]?.["post"];
     const schema = prompt?.requestBody?.content?.["application/json"]?.schema as { properties?: Record<string, Record<string, unknown>> };
     expect(schema.properties?.["text"]?.["x-error"]).toBe("text must be a string");

@@ -50,10 +50,11 @@ describe("origin policy", () => {
   });
 
   it("reads LEYLINE_SERVER_ALLOWED_ORIGINS as a comma-separated list, dropping blanks and non-http entries", () => {
-    expect(allowedOriginsFromEnv({ LEYLINE_SERVER_ALLOWED_ORIGINS: " https://a.example , ,ftp://b.example,http://c.example:81/x, https://a.example" })).toEqual([
-      "https://a.example",
-      "http://c.example:81",
-    ]);
+    expect(
+      allowedOriginsFromEnv({
+        LEYLINE_SERVER_ALLOWED_ORIGINS: " https://a.example , ,ftp://b.example,http://c.example:81/x, https://a.example",
+      }),
+    ).toEqual(["https://a.example", "http://c.example:81"]);
     expect(allowedOriginsFromEnv({})).toEqual([]);
     expect(normalizeOrigin("HTTPS://A.Example:443")).toBe("https://a.example");
     expect(normalizeOrigin("http://user:pw@a.example")).toBeNull();
@@ -63,7 +64,20 @@ describe("origin policy", () => {
     expect(parseHostHeader("LocalHost:8787")).toEqual({ hostname: "localhost", port: "8787" });
     expect(parseHostHeader("[::1]")).toEqual({ hostname: "[::1]", port: null });
     expect(parseHostHeader("[fe80::1]:80")).toEqual({ hostname: "[fe80::1]", port: "80" });
-    for (const bad of ["", "a b", "user@localhost", "localhost:99999", "localhost:", "[::g]", "[::1", "::1", "localhost.", ".localhost", "a..b", "x/y"]) {
+    for (const bad of [
+      "",
+      "a b",
+      "user@localhost",
+      "localhost:99999",
+      "localhost:",
+      "[::g]",
+      "[::1",
+      "::1",
+      "localhost.",
+      ".localhost",
+      "a..b",
+      "x/y",
+    ]) {
       expect(parseHostHeader(bad), bad).toBeNull();
     }
   });
@@ -124,7 +138,9 @@ describe("host allow-list, origin and fetch metadata (refusal table)", () => {
   });
 
   it("refuses the DNS-rebinding pair (Host and a matching Origin of the attacker's name)", () => {
-    expect(policy.refusal(request({ host: "evil.example:8787", origin: "http://evil.example:8787", secFetchSite: "same-origin" }))).toBe(HOST_NOT_ALLOWED);
+    expect(policy.refusal(request({ host: "evil.example:8787", origin: "http://evil.example:8787", secFetchSite: "same-origin" }))).toBe(
+      HOST_NOT_ALLOWED,
+    );
     expect(policy.refusal(request({ host: "127.0.0.1:8787", origin: "http://evil.example:8787" }))).toBe(ORIGIN_NOT_ALLOWED);
   });
 

@@ -38,7 +38,9 @@ describe("a session Leyline wrote, resumed by pi 1.x", () => {
     await call(app, "POST", `/api/pi/sessions/${id}/prompt`, { text: "second question" });
     await settled(app, id, 6);
     const detailBefore = (await call(app, "GET", `/api/pi/sessions/${id}`)).body as unknown as SessionDetail;
-    const second = detailBefore.entries.find((entry) => entry.type === "message" && entry.role === "user" && entry.text === "second question");
+    const second = detailBefore.entries.find(
+      (entry) => entry.type === "message" && entry.role === "user" && entry.text === "second question",
+    );
     const edit = await call(app, "POST", `/api/pi/sessions/${id}/edit-prompt`, { entryId: second?.id, text: "edited question" });
     expect(edit.status, JSON.stringify(edit.body)).toBe(200);
     await settled(app, id, 8);
@@ -55,7 +57,9 @@ describe("a session Leyline wrote, resumed by pi 1.x", () => {
 
     // the same active branch: Leyline's transcript entries are pi's branch entries, in order
     const branchIds = manager.getBranch().map((entry) => entry.id);
-    const shownIds = detail.entries.map((entry) => (entry.type === "tool" ? entry.resultEntryId : entry.id)).filter((entryId) => entryId !== null);
+    const shownIds = detail.entries
+      .map((entry) => (entry.type === "tool" ? entry.resultEntryId : entry.id))
+      .filter((entryId) => entryId !== null);
     expect(branchIds.filter((entryId) => shownIds.includes(entryId))).toEqual(shownIds);
     expect(branchIds.at(-1)).toBe(shownIds.at(-1));
 
@@ -68,12 +72,15 @@ describe("a session Leyline wrote, resumed by pi 1.x", () => {
       expect.stringContaining("first question"),
       expect.stringContaining("edited question"),
     ]);
-    expect(shownConversation.filter((entry) => entry.type === "message" && entry.role === "user").map((entry) => (entry.type === "message" ? entry.text : ""))).toEqual([
-      "first question",
-      "edited question",
-    ]);
+    expect(
+      shownConversation
+        .filter((entry) => entry.type === "message" && entry.role === "user")
+        .map((entry) => (entry.type === "message" ? entry.text : "")),
+    ).toEqual(["first question", "edited question"]);
     expect(context.thinkingLevel).toBe(detail.session.thinkingLevel);
-    expect(context.model).toEqual(detail.session.model === null ? null : { provider: detail.session.model.provider, modelId: detail.session.model.id });
+    expect(context.model).toEqual(
+      detail.session.model === null ? null : { provider: detail.session.model.provider, modelId: detail.session.model.id },
+    );
     // pi 1.x's stored system prompt is on the branch too, and Leyline shows it
     expect(detail.entries.some((entry) => entry.type === "system" && entry.code.startsWith("system prompt:"))).toBe(true);
   });

@@ -58,10 +58,7 @@ function editableTexts(body: Record<string, unknown>): string[] {
 describe("prompt paths (in-process workers)", () => {
   it("a prompt with a PNG is saved with its image block; unsupported MIME and empty text without images answer 400", async () => {
     const app = await makeApp({
-      turns: [
-        { match: "describe the picture", text: "A single pixel." },
-        { text: "An image without words." },
-      ],
+      turns: [{ match: "describe the picture", text: "A single pixel." }, { text: "An image without words." }],
     });
     const id = await create(app);
     const url = `/api/pi/sessions/${id}/prompt`;
@@ -114,7 +111,9 @@ describe("prompt paths (in-process workers)", () => {
     const handle = handleOf(app, id);
     const rec = recordHost(app.leyline.host);
     try {
-      expect((await call(app, "POST", `/api/pi/sessions/${id}/prompt`, { text: "run the slow tool" })).body).toMatchObject({ queued: false });
+      expect((await call(app, "POST", `/api/pi/sessions/${id}/prompt`, { text: "run the slow tool" })).body).toMatchObject({
+        queued: false,
+      });
       await rec.until(() => rec.runtimeEvents(id).includes("tool_execution_start"), "bash started", WAIT_MS);
       expect(handle.busy()).toBe(true);
 
@@ -192,7 +191,9 @@ describe("prompt paths (in-process workers)", () => {
       const removedC = await call(app, "POST", queueUrl, { action: "remove", revision: queueOf(removedB.body).revision, id: idC });
       expect(removedC.status, JSON.stringify(removedC.body)).toBe(200);
       expect(queueOf(removedC.body)).toMatchObject({ held: false, items: [] });
-      expect((await call(app, "POST", queueUrl, { action: "remove", revision: queueOf(removedC.body).revision, id: idC })).status).toBe(400);
+      expect((await call(app, "POST", queueUrl, { action: "remove", revision: queueOf(removedC.body).revision, id: idC })).status).toBe(
+        400,
+      );
 
       // a task queued on the unheld queue, then steered: it leaves the editable queue and joins the running turn
       expect(handle.busy()).toBe(true);

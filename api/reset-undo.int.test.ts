@@ -28,7 +28,6 @@ const TURNS = [
 
 type Line = Record<string, unknown>;
 
-
 function messageLine(file: string, text: string): Line {
   const found = jsonlLines(file).find((line) => line["type"] === "message" && JSON.stringify(line["message"]).includes(text));
   if (!found) throw new Error(`no message with ${text}`);
@@ -97,10 +96,19 @@ describe("reset-to-entry: preview, trash copy, undo", () => {
     expect(all.length - (cut + 1)).toBe(5);
 
     // bad previews
-    const oldBranch = messageLine(path.join(trashDir(), fs.readdirSync(trashDir()).find((name) => name.includes(".reset-")) ?? ""), "second answer");
+    const oldBranch = messageLine(
+      path.join(trashDir(), fs.readdirSync(trashDir()).find((name) => name.includes(".reset-")) ?? ""),
+      "second answer",
+    );
     expect(await call(app, "GET", `/api/pi/sessions/${id}/reset-preview`)).toEqual({ status: 400, body: { error: "entryId is required" } });
-    expect(await call(app, "GET", `/api/pi/sessions/${id}/reset-preview?entryId=nope`)).toEqual({ status: 404, body: { error: "Entry nope not found" } });
-    expect(await call(app, "GET", `/api/pi/sessions/unknown-session/reset-preview?entryId=x`)).toEqual({ status: 404, body: { error: "Session not found" } });
+    expect(await call(app, "GET", `/api/pi/sessions/${id}/reset-preview?entryId=nope`)).toEqual({
+      status: 404,
+      body: { error: "Entry nope not found" },
+    });
+    expect(await call(app, "GET", `/api/pi/sessions/unknown-session/reset-preview?entryId=x`)).toEqual({
+      status: 404,
+      body: { error: "Session not found" },
+    });
     expect((await call(app, "GET", `/api/pi/sessions/${id}/reset-preview?entryId=${String(oldBranch["id"])}`)).status).toBe(404);
   });
 
@@ -134,14 +142,23 @@ describe("reset-to-entry: preview, trash copy, undo", () => {
     expect((await call(app, "POST", url, { trashPath: file })).status).toBe(400);
     const outside = path.join(dirs.root, path.basename(copy));
     fs.copyFileSync(copy, outside);
-    expect(await call(app, "POST", url, { trashPath: outside })).toEqual({ status: 400, body: { error: "trashPath must be a reset copy in leyline-trash" } });
+    expect(await call(app, "POST", url, { trashPath: outside })).toEqual({
+      status: 400,
+      body: { error: "trashPath must be a reset copy in leyline-trash" },
+    });
     expect(await call(app, "POST", url, { trashPath: path.join(trashDir(), "x.reset-2026-01-01T00-00-00-000Z.jsonl") })).toEqual({
       status: 404,
       body: { error: "Trash copy not found" },
     });
     const foreign = path.join(trashDir(), "other.reset-2026-01-01T00-00-00-000Z.jsonl");
-    fs.writeFileSync(foreign, `${JSON.stringify({ type: "session", version: 3, id: "another-session", timestamp: "2026-01-01T00:00:00.000Z", cwd: dirs.cwd })}\n`);
-    expect(await call(app, "POST", url, { trashPath: foreign })).toEqual({ status: 400, body: { error: "The trash copy belongs to another session" } });
+    fs.writeFileSync(
+      foreign,
+      `${JSON.stringify({ type: "session", version: 3, id: "another-session", timestamp: "2026-01-01T00:00:00.000Z", cwd: dirs.cwd })}\n`,
+    );
+    expect(await call(app, "POST", url, { trashPath: foreign })).toEqual({
+      status: 400,
+      body: { error: "The trash copy belongs to another session" },
+    });
     expect((await call(app, "POST", "/api/pi/sessions/unknown-session/reset-undo", { trashPath: copy })).status).toBe(404);
     expect(fs.readFileSync(file).equals(cutBytes)).toBe(true);
     expect(app.leyline.host.get(id)).toBeDefined();
@@ -198,7 +215,9 @@ describe("reset-to-entry: preview, trash copy, undo", () => {
     expect(fs.existsSync(file)).toBe(false);
     // nothing was left in the project
     const inProject = (dir: string): string[] =>
-      fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? inProject(path.join(dir, entry.name)) : [entry.name]));
+      fs
+        .readdirSync(dir, { withFileTypes: true })
+        .flatMap((entry) => (entry.isDirectory() ? inProject(path.join(dir, entry.name)) : [entry.name]));
     expect(inProject(dirs.cwd).filter((name) => name.endsWith(".jsonl"))).toEqual([]);
     expect(fs.existsSync(path.join(dirs.cwd, ".pi", "leyline-trash"))).toBe(false);
   });

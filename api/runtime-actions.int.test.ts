@@ -43,7 +43,11 @@ async function sessionWithTwoTurns(app: FastifyInstance): Promise<{ id: string; 
 
 /** Every line of a session file, parsed. */
 function sessionLines(file: string): Record<string, unknown>[] {
-  return fs.readFileSync(file, "utf8").trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+  return fs
+    .readFileSync(file, "utf8")
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
 describe("runtime API (in-process workers)", () => {
@@ -200,8 +204,14 @@ describe("runtime API (in-process workers)", () => {
     expect((model.body["active"] as Active).state.model).toMatchObject({ provider: "faux", id: "faux-2" });
     expect((await call(app, "POST", `/api/pi/sessions/${id}/model`, { provider: "faux", id: "nope" })).status).toBe(500);
     // a bad body is the client's error (400), an unknown model stays the spec's 500
-    expect(await call(app, "POST", `/api/pi/sessions/${id}/model`, { provider: 1 })).toEqual({ status: 400, body: { error: "provider must be a non-empty string" } });
-    expect(await call(app, "POST", `/api/pi/sessions/${id}/model`, { provider: "faux" })).toEqual({ status: 400, body: { error: "id must be a non-empty string" } });
+    expect(await call(app, "POST", `/api/pi/sessions/${id}/model`, { provider: 1 })).toEqual({
+      status: 400,
+      body: { error: "provider must be a non-empty string" },
+    });
+    expect(await call(app, "POST", `/api/pi/sessions/${id}/model`, { provider: "faux" })).toEqual({
+      status: 400,
+      body: { error: "id must be a non-empty string" },
+    });
     expect((await call(app, "POST", "/api/pi/model", { provider: "faux", id: "" })).status).toBe(400);
 
     // the legacy twins act on the selected session
@@ -225,14 +235,19 @@ describe("runtime API (in-process workers)", () => {
     await call(app, "POST", `/api/pi/sessions/${id}/prompt`, { text: "/ask" });
     await rec.until(() => handle.active().state.extensionUi.confirmations.length === 1, "confirmation pending");
     const requestId = handle.active().state.extensionUi.confirmations[0]?.id ?? "";
-    expect((await call(app, "POST", `/api/pi/sessions/${id}/extension-confirmations/${requestId}`, { confirmed: true })).body).toEqual({ ok: true });
+    expect((await call(app, "POST", `/api/pi/sessions/${id}/extension-confirmations/${requestId}`, { confirmed: true })).body).toEqual({
+      ok: true,
+    });
     await rec.until(() => handle.active().state.extensionUi.statuses["leyline-test"] === "confirmed:true", "confirmed");
     rec.stop();
     expect((await call(app, "POST", `/api/pi/sessions/${id}/extension-confirmations/${requestId}`, { confirmed: true })).status).toBe(409);
 
     const ultrafast = await call(app, "POST", `/api/pi/sessions/${id}/ultrafast`, { enabled: true });
     expect(ultrafast).toEqual({ status: 500, body: { error: ULTRAFAST_UNAVAILABLE } });
-    expect(await call(app, "POST", `/api/pi/sessions/${id}/ultrafast`, { enabled: "yes" })).toEqual({ status: 400, body: { error: "enabled must be a boolean" } });
+    expect(await call(app, "POST", `/api/pi/sessions/${id}/ultrafast`, { enabled: "yes" })).toEqual({
+      status: 400,
+      body: { error: "enabled must be a boolean" },
+    });
     expect((await call(app, "POST", `/api/pi/sessions/${id}/ultrafast`, {})).status).toBe(400);
   });
 
@@ -248,19 +263,35 @@ describe("runtime API (in-process workers)", () => {
     const { id, file } = await sessionWithTwoTurns(app);
     const lines = () => sessionLines(file);
     const userLine = (text: string) =>
-      lines().find((line) => line["type"] === "message" && (line["message"] as { role: string }).role === "user" && JSON.stringify(line["message"]).includes(text));
+      lines().find(
+        (line) =>
+          line["type"] === "message" &&
+          (line["message"] as { role: string }).role === "user" &&
+          JSON.stringify(line["message"]).includes(text),
+      );
     const first = userLine("first question");
     const second = userLine("second question");
     const firstAnswer = lines().find((line) => line["type"] === "message" && JSON.stringify(line["message"]).includes("first answer"));
 
     // bad input: nothing moves
     const url = `/api/pi/sessions/${id}/edit-prompt`;
-    expect(await call(app, "POST", url, { entryId: "no-such-entry", text: "x" })).toEqual({ status: 404, body: { error: "Entry no-such-entry not found" } });
+    expect(await call(app, "POST", url, { entryId: "no-such-entry", text: "x" })).toEqual({
+      status: 404,
+      body: { error: "Entry no-such-entry not found" },
+    });
     expect((await call(app, "POST", url, { entryId: String(firstAnswer?.["id"]), text: "x" })).status).toBe(400);
     expect((await call(app, "POST", url, { entryId: String(first?.["id"]), text: "  " })).status).toBe(400);
     expect((await call(app, "POST", url, { entryId: String(first?.["id"]) })).status).toBe(400);
     expect((await call(app, "POST", url, { text: "x" })).status).toBe(400);
-    expect((await call(app, "POST", url, { entryId: String(first?.["id"]), text: "x", images: [{ type: "image", data: "AA==", mimeType: "text/plain" }] })).status).toBe(400);
+    expect(
+      (
+        await call(app, "POST", url, {
+          entryId: String(first?.["id"]),
+          text: "x",
+          images: [{ type: "image", data: "AA==", mimeType: "text/plain" }],
+        })
+      ).status,
+    ).toBe(400);
     expect((await call(app, "POST", "/api/pi/sessions/unknown-id/edit-prompt", { entryId: "x", text: "y" })).status).toBe(404);
     expect(messageTexts(file)).toHaveLength(4);
 
@@ -310,7 +341,10 @@ describe("runtime API (in-process workers)", () => {
     expect(forkId).not.toBe(id);
     expect(app.leyline.host.activeSessionId).toBe(forkId);
     expect((scoped.body["detail"] as { session: { id: string } }).session.id).toBe(forkId);
-    expect(await call(app, "POST", `/api/pi/sessions/${id}/fork`, { entryId: "no-such-entry" })).toEqual({ status: 404, body: { error: "Entry no-such-entry not found" } });
+    expect(await call(app, "POST", `/api/pi/sessions/${id}/fork`, { entryId: "no-such-entry" })).toEqual({
+      status: 404,
+      body: { error: "Entry no-such-entry not found" },
+    });
     expect(app.leyline.host.activeSessionId).toBe(forkId);
     expect((await call(app, "POST", `/api/pi/sessions/${id}/fork`, {})).status).toBe(400);
 
@@ -335,7 +369,7 @@ describe("runtime API (in-process workers)", () => {
     expect((await call(app, "POST", "/api/pi/reset-to-entry", { entryId: "no-such-entry" })).status).toBe(404);
   });
 
-  it("GET /api/pi/state previews another folder with a throwaway runtime (id \"\", no file, nothing opened)", async () => {
+  it('GET /api/pi/state previews another folder with a throwaway runtime (id "", no file, nothing opened)', async () => {
     const app = await makeApp({ turns: [] });
     const folder = path.join(dirs.root, "preview-only");
     fs.mkdirSync(folder, { recursive: true });
@@ -392,7 +426,12 @@ describe("runtime API (in-process workers)", () => {
       ["fork", { entryId: 4 }, 400, "entryId must be a non-empty string"],
       ["ultrafast", { enabled: "on" }, 400, "enabled must be a boolean"],
       ["model", { provider: "faux" }, 400, "id must be a non-empty string"],
-      ["prompt", { text: "x", images: [{ type: "image", data: "x" }] }, 400, 'images[0] must be { type: "image", data: string, mimeType: string }'],
+      [
+        "prompt",
+        { text: "x", images: [{ type: "image", data: "x" }] },
+        400,
+        'images[0] must be { type: "image", data: string, mimeType: string }',
+      ],
     ];
     for (const [action, body, status, message] of cases) {
       const res = await call(app, "POST", `/api/pi/sessions/${id}/${action}`, body);

@@ -56,13 +56,15 @@ const ACTION_CONFIG: RouteMethodsConfig = { unsupportedMethod: 404 };
 export { ULTRAFAST_UNAVAILABLE_MESSAGE as ULTRAFAST_UNAVAILABLE } from "../domain/runtime/ultrafast.ts";
 export { ULTRAFAST_COMMAND_MISSING } from "../adapters/runtime-host/runtime-handle.ts";
 
-
-
 export const runtimeActionsRoutes: FastifyPluginAsync<RuntimeActionsRoutesOptions> = async (app, options) => {
   const { readSide, host } = options;
   const services = { readSide, host };
 
-  const withDetail = async (handle: RuntimeHandle, active: unknown): Promise<object> => ({ ok: true, active, detail: await detailOf(readSide, handle) });
+  const withDetail = async (handle: RuntimeHandle, active: unknown): Promise<object> => ({
+    ok: true,
+    active,
+    detail: await detailOf(readSide, handle),
+  });
 
   /** Actions with a scoped route and a legacy twin. */
   const shared: Actions<"prompt" | "bash" | "compact" | "edit-prompt" | "interrupt" | "reload" | "model" | "thinking" | "fork" | "mode"> = {
@@ -122,18 +124,31 @@ export const runtimeActionsRoutes: FastifyPluginAsync<RuntimeActionsRoutesOption
   const run = (action: Action<never>) => async (request: ActionRequest) => action(handleOf(request), request.body as never);
 
   // Bodies that may carry images get pi's image limits (body-limits.ts); the others keep Fastify's 1 MiB.
-  const bodyLimitOf = (name: string): { bodyLimit?: number } => (PROMPT_BODY_ACTIONS.has(name) ? { bodyLimit: PROMPT_BODY_LIMIT_BYTES } : {});
+  const bodyLimitOf = (name: string): { bodyLimit?: number } =>
+    PROMPT_BODY_ACTIONS.has(name) ? { bodyLimit: PROMPT_BODY_LIMIT_BYTES } : {};
   for (const [name, action] of Object.entries({ ...shared, ...scopedOnly })) {
     const contract = scopedActionRoute(name as RuntimeActionName);
-    app.post<{ Params: Record<string, string>; Body: unknown }>(contract.url, { config: ACTION_CONFIG, schema: contract.schema as FastifySchema, preValidation: findScoped, ...bodyLimitOf(name) }, run(action));
+    app.post<{ Params: Record<string, string>; Body: unknown }>(
+      contract.url,
+      { config: ACTION_CONFIG, schema: contract.schema as FastifySchema, preValidation: findScoped, ...bodyLimitOf(name) },
+      run(action),
+    );
   }
   for (const [name, action] of Object.entries({ ...shared, ...legacyOnly })) {
     const contract = legacyActionRoute(name as RuntimeActionName);
-    app.post<{ Params: Record<string, string>; Body: unknown }>(contract.url, { config: ACTION_CONFIG, schema: contract.schema as FastifySchema, preValidation: findSelected, ...bodyLimitOf(name) }, run(action));
+    app.post<{ Params: Record<string, string>; Body: unknown }>(
+      contract.url,
+      { config: ACTION_CONFIG, schema: contract.schema as FastifySchema, preValidation: findSelected, ...bodyLimitOf(name) },
+      run(action),
+    );
   }
 
-  typed(app).post(answerConfirmation.url, { config: ACTION_CONFIG, schema: answerConfirmation.schema, preValidation: findScoped }, async (request) => {
-    await handleOf(request).confirm(request.params.requestId, request.body.confirmed);
-    return { ok: true as const };
-  });
+  typed(app).post(
+    answerConfirmation.url,
+    { config: ACTION_CONFIG, schema: answerConfirmation.schema, preValidation: findScoped },
+    async (request) => {
+      await handleOf(request).confirm(request.params.requestId, request.body.confirmed);
+      return { ok: true as const };
+    },
+  );
 };

@@ -193,7 +193,11 @@ export async function settled(app: FastifyInstance, id: string, messages: number
   const rec = recordHost(app.leyline.host);
   const handle = handleOf(app, id);
   const done = (): boolean =>
-    !handle.busy() && handle.promptQueue.items.length === 0 && handle.sessionFile !== null && fs.existsSync(handle.sessionFile) && messageTexts(handle.sessionFile).length === messages;
+    !handle.busy() &&
+    handle.promptQueue.items.length === 0 &&
+    handle.sessionFile !== null &&
+    fs.existsSync(handle.sessionFile) &&
+    messageTexts(handle.sessionFile).length === messages;
   try {
     await rec.until(done, `${id} settled with ${messages} messages`);
   } finally {

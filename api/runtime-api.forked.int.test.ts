@@ -46,7 +46,10 @@ describe("runtime API with forked workers", () => {
     expect((await call(app, "GET", "/api/health")).body).toMatchObject({ activeWorkers: 1 });
 
     // this socket focuses no session: compact snapshots and no deltas, but agent_end arrives
-    await events.until(() => events?.messages.some((m) => m.type === "active_session" && (m.data as Active).id === id) ?? false, "active_session");
+    await events.until(
+      () => events?.messages.some((m) => m.type === "active_session" && (m.data as Active).id === id) ?? false,
+      "active_session",
+    );
     const prompt = await call(app, "POST", "/api/pi/prompt", { text: "hello worker" });
     expect(prompt.body).toMatchObject({ ok: true, queued: false });
     await events.until(() => events?.runtimeEvents(id).some((e) => e.type === "agent_end") ?? false, "agent_end");
@@ -89,8 +92,33 @@ describe("runtime routes: bad input", () => {
   const json = { "content-type": "application/json" };
 
   it("answers every new route's bad input with its status and the envelope", { timeout: 60_000 }, async () => {
-    const scopedActions = ["prompt", "queue", "bash", "compact", "edit-prompt", "interrupt", "reload", "model", "thinking", "ultrafast", "fork", "mode"];
-    const legacyActions = ["prompt", "bash", "compact", "edit-prompt", "interrupt", "reload", "model", "thinking", "fork", "reset-to-entry", "mode"];
+    const scopedActions = [
+      "prompt",
+      "queue",
+      "bash",
+      "compact",
+      "edit-prompt",
+      "interrupt",
+      "reload",
+      "model",
+      "thinking",
+      "ultrafast",
+      "fork",
+      "mode",
+    ];
+    const legacyActions = [
+      "prompt",
+      "bash",
+      "compact",
+      "edit-prompt",
+      "interrupt",
+      "reload",
+      "model",
+      "thinking",
+      "fork",
+      "reset-to-entry",
+      "mode",
+    ];
     // Close whatever an earlier test left open, so nothing is selected: legacy twins answer 500
     // "No active session"; unknown ids 404.
     for (const handle of app.leyline.host.handles()) await app.leyline.host.close(handle.sessionId);
@@ -118,7 +146,13 @@ describe("runtime routes: bad input", () => {
     await expectError({ method: "POST", url: "/api/pi/active-session", payload: { cwd: path.join(dirs.root, "empty") } }, 404);
     await expectError({ method: "GET", url: `/api/pi/state?cwd=${encodeURIComponent(path.join(dirs.root, "missing"))}` }, 400);
     // Routes without images keep the 1 MiB default; prompt routes allow PROMPT_BODY_LIMIT_BYTES (api/body-limits.ts).
-    await expectError({ method: "POST", url: "/api/pi/sessions/unknown-id/bash", payload: "x".repeat(2 * 1024 * 1024), headers: json }, 413);
-    await expectError({ method: "POST", url: "/api/pi/sessions/unknown-id/prompt", payload: "x".repeat(PROMPT_BODY_LIMIT_BYTES + 1), headers: json }, 413);
+    await expectError(
+      { method: "POST", url: "/api/pi/sessions/unknown-id/bash", payload: "x".repeat(2 * 1024 * 1024), headers: json },
+      413,
+    );
+    await expectError(
+      { method: "POST", url: "/api/pi/sessions/unknown-id/prompt", payload: "x".repeat(PROMPT_BODY_LIMIT_BYTES + 1), headers: json },
+      413,
+    );
   });
 });

@@ -63,7 +63,9 @@ describe("GET /api/pi/state preview cache", () => {
     fs.writeFileSync(
       path.join(dirs.agentDir, "models.json"),
       JSON.stringify({
-        providers: { local: { baseUrl: "http://127.0.0.1:9/v1", api: "openai-completions", apiKey: "local-key", models: [{ id: "local-1" }] } },
+        providers: {
+          local: { baseUrl: "http://127.0.0.1:9/v1", api: "openai-completions", apiKey: "local-key", models: [{ id: "local-1" }] },
+        },
       }),
     );
     const withModel = await state(app, cwd);

@@ -87,7 +87,9 @@ describe("runtime previews", () => {
     await expect(host.open({ new: { cwd: folder("second-open") } })).rejects.toMatchObject({ status: 503 });
     await expect(previewer.preview(folder("second"))).rejects.toMatchObject({
       status: 503,
-      message: expect.stringMatching(/^Runtime capacity reached \(2 workers in use, none idle\): no worker is free to preview .*second; close a session or try again$/),
+      message: expect.stringMatching(
+        /^Runtime capacity reached \(2 workers in use, none idle\): no worker is free to preview .*second; close a session or try again$/,
+      ),
     });
     await building;
     // given back once the worker is gone: the next preview fits again

@@ -83,7 +83,8 @@ export function createRuntimePreviewer(
   const createClient =
     hostClient !== undefined
       ? () => hostClient()
-      : (options.createClient ?? ((context) => ForkedWorkerClient.spawn({ fauxScript: context.fauxScript, ...(options.env ? { env: options.env } : {}) })));
+      : (options.createClient ??
+        ((context) => ForkedWorkerClient.spawn({ fauxScript: context.fauxScript, ...(options.env ? { env: options.env } : {}) })));
   const agentDir = options.agentDir ?? resolveAgentDir(options.env ?? process.env);
   const extensionPaths = [BUNDLED_EXTENSIONS_DIR, ...(options.extensionPaths ?? [])];
   const inputsOf = (cwd: string): string => runtimeInputsFingerprint({ agentDir, cwd, extensionPaths });
@@ -102,7 +103,10 @@ export function createRuntimePreviewer(
       slot = await settings.capacity.reserveCapacity();
     } catch (error) {
       if (error instanceof RuntimeHostError && error.code === "capacity_reached" && !closed) {
-        throw new RuntimeHostError("capacity_reached", `${error.message}: no worker is free to preview ${cwd}; close a session or try again`);
+        throw new RuntimeHostError(
+          "capacity_reached",
+          `${error.message}: no worker is free to preview ${cwd}; close a session or try again`,
+        );
       }
       throw error;
     }
@@ -146,11 +150,14 @@ export function createRuntimePreviewer(
       const inFlight = building.get(cwd);
       if (inFlight !== undefined) return inFlight;
       if (building.size >= maxBuilding) {
-        throw new RuntimeHostError("capacity_reached", `Previews of ${building.size} other folders are being built: try ${cwd} again in a few seconds`);
+        throw new RuntimeHostError(
+          "capacity_reached",
+          `Previews of ${building.size} other folders are being built: try ${cwd} again in a few seconds`,
+        );
       }
       // The inputs are taken before the build: a change while it runs makes the next request build again.
-      const run = build(cwd).then(
-        (active) => {
+      const run = build(cwd)
+        .then((active) => {
           if (cacheMs > 0 && !closed) {
             cache.delete(cwd);
             cache.set(cwd, { active, inputs, expiresAt: clock.now() + cacheMs });
@@ -160,8 +167,8 @@ export function createRuntimePreviewer(
             }
           }
           return active;
-        },
-      ).finally(() => building.delete(cwd));
+        })
+        .finally(() => building.delete(cwd));
       building.set(cwd, run);
       return run;
     },

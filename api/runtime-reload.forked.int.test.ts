@@ -37,13 +37,18 @@ describe("reload with forked workers", () => {
     const rec = recordHost(app.leyline.host);
 
     expect((await call(app, "POST", `/api/pi/sessions/${id}/prompt`, { text: "before reload" })).status).toBe(200);
-    await rec.until(() => !handle.busy() && messageTexts(handle.sessionFile ?? "").includes("assistant:answer before the reload"), "first reply");
+    await rec.until(
+      () => !handle.busy() && messageTexts(handle.sessionFile ?? "").includes("assistant:answer before the reload"),
+      "first reply",
+    );
 
     const reloaded = await call(app, "POST", `/api/pi/sessions/${id}/reload`);
     expect(reloaded.status, JSON.stringify(reloaded.body)).toBe(200);
     const active = reloaded.body["active"] as Active;
     expect(active.state.model).toMatchObject({ provider: "faux", id: "faux-1" });
-    expect(active.state.availableModels.map((model) => `${model.provider}/${model.id}`)).toEqual(expect.arrayContaining(["faux/faux-1", "faux/faux-2"]));
+    expect(active.state.availableModels.map((model) => `${model.provider}/${model.id}`)).toEqual(
+      expect.arrayContaining(["faux/faux-1", "faux/faux-2"]),
+    );
 
     expect((await call(app, "POST", `/api/pi/sessions/${id}/prompt`, { text: "after reload" })).status).toBe(200);
     await rec.until(() => !handle.busy() && messageTexts(handle.sessionFile ?? "").length >= 4, "second reply");

@@ -28,7 +28,11 @@ async function answered(app: FastifyInstance, text: string): Promise<{ id: strin
   const handle = app.leyline.host.get(id);
   if (!handle) throw new Error("not open");
   const rec = recordHost(app.leyline.host);
-  await rec.until(() => !handle.busy() && handle.sessionFile !== null && fs.existsSync(handle.sessionFile) && messageTexts(handle.sessionFile).length === 2, "answered");
+  await rec.until(
+    () =>
+      !handle.busy() && handle.sessionFile !== null && fs.existsSync(handle.sessionFile) && messageTexts(handle.sessionFile).length === 2,
+    "answered",
+  );
   rec.stop();
   const file = handle.sessionFile ?? "";
   const last = fs.readFileSync(file, "utf8").trim().split("\n").at(-1) ?? "{}";
@@ -46,9 +50,18 @@ describe("a session whose file was removed behind its open runtime", () => {
     };
     for (const session of Object.values(sessions)) fs.rmSync(session.file);
 
-    expect(await call(app, "POST", `/api/pi/sessions/${sessions.prompt.id}/prompt`, { text: "again" })).toEqual({ status: 404, body: NOT_FOUND });
-    expect(await call(app, "POST", `/api/pi/sessions/${sessions.fork.id}/fork`, { entryId: sessions.fork.entryId })).toEqual({ status: 404, body: NOT_FOUND });
-    expect(await call(app, "PATCH", `/api/pi/sessions/${sessions.rename.id}`, { name: "renamed" })).toEqual({ status: 404, body: NOT_FOUND });
+    expect(await call(app, "POST", `/api/pi/sessions/${sessions.prompt.id}/prompt`, { text: "again" })).toEqual({
+      status: 404,
+      body: NOT_FOUND,
+    });
+    expect(await call(app, "POST", `/api/pi/sessions/${sessions.fork.id}/fork`, { entryId: sessions.fork.entryId })).toEqual({
+      status: 404,
+      body: NOT_FOUND,
+    });
+    expect(await call(app, "PATCH", `/api/pi/sessions/${sessions.rename.id}`, { name: "renamed" })).toEqual({
+      status: 404,
+      body: NOT_FOUND,
+    });
     // the legacy twin acts on the selected runtime
     app.leyline.host.select(sessions.legacyFork.id);
     expect(await call(app, "POST", "/api/pi/fork", { entryId: sessions.legacyFork.entryId })).toEqual({ status: 404, body: NOT_FOUND });

@@ -31,7 +31,6 @@ export interface SessionResetRoutesOptions {
   readonly host: RuntimeHost;
 }
 
-
 export const sessionResetRoutes: FastifyPluginAsync<SessionResetRoutesOptions> = async (app, options) => {
   const { readSide, host } = options;
 
@@ -44,13 +43,9 @@ export const sessionResetRoutes: FastifyPluginAsync<SessionResetRoutesOptions> =
 
   const api = typed(app);
 
-  api.get(
-    resetPreview.url,
-    { schema: resetPreview.schema },
-    async (request): Promise<ResetPreview> => {
-      return resetPreviewOfFile(await fileOf(request.params.id), request.query.entryId);
-    },
-  );
+  api.get(resetPreview.url, { schema: resetPreview.schema }, async (request): Promise<ResetPreview> => {
+    return resetPreviewOfFile(await fileOf(request.params.id), request.query.entryId);
+  });
 
   api.post(resetUndo.url, { schema: resetUndo.schema }, async (request): Promise<ResetUndoResponse> => {
     const { id } = request.params;

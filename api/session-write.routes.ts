@@ -99,18 +99,14 @@ export const sessionWriteRoutes: FastifyPluginAsync<SessionWriteRoutesOptions> =
     return { active: handle.active() };
   });
 
-  api.get(
-    runtimeState.url,
-    { schema: runtimeState.schema },
-    async (request) => {
-      const refresh = request.query.refresh === "1" || request.query.refresh === "true";
-      const selectedId = host.activeSessionId;
-      const selected = selectedId === null ? undefined : host.get(selectedId);
-      const given = request.query.cwd;
-      const cwd = given !== undefined && given.trim() !== "" ? resolveFolder(given) : (selected?.cwd ?? process.cwd());
-      if (!refresh && selected !== undefined && path.resolve(selected.cwd) === cwd) return { active: selected.active() };
-      if (!fs.existsSync(cwd) || !fs.statSync(cwd).isDirectory()) throw new HttpError("invalid_request", `Not a directory: ${cwd}`);
-      return { active: await previewer.preview(cwd, { refresh }) };
-    },
-  );
+  api.get(runtimeState.url, { schema: runtimeState.schema }, async (request) => {
+    const refresh = request.query.refresh === "1" || request.query.refresh === "true";
+    const selectedId = host.activeSessionId;
+    const selected = selectedId === null ? undefined : host.get(selectedId);
+    const given = request.query.cwd;
+    const cwd = given !== undefined && given.trim() !== "" ? resolveFolder(given) : (selected?.cwd ?? process.cwd());
+    if (!refresh && selected !== undefined && path.resolve(selected.cwd) === cwd) return { active: selected.active() };
+    if (!fs.existsSync(cwd) || !fs.statSync(cwd).isDirectory()) throw new HttpError("invalid_request", `Not a directory: ${cwd}`);
+    return { active: await previewer.preview(cwd, { refresh }) };
+  });
 };

@@ -81,7 +81,11 @@ describe("sessions from real pi files (pi SessionManager + faux provider)", () =
     });
     expect(typeof detail.session.created).toBe("string");
     expect(Date.parse(detail.session.modified)).toBeGreaterThanOrEqual(Date.parse(detail.session.created));
-    const lines = fs.readFileSync(sessionFile, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { message?: { role?: string; usage?: { totalTokens: number } } });
+    const lines = fs
+      .readFileSync(sessionFile, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { message?: { role?: string; usage?: { totalTokens: number } } });
     const lastUsage = lines.filter((l) => l.message?.role === "assistant").at(-1)?.message?.usage;
     expect(lastUsage?.totalTokens).toBeGreaterThan(0);
     expect(detail.session.contextTokens).toBe(lastUsage?.totalTokens);

@@ -46,41 +46,33 @@ export const sessionsRoutes: FastifyPluginAsync<SessionsRoutesOptions> = async (
     return { sessions: sessionList(index.list(), runtimeHost.openRuntimes(), (file) => path.resolve(file)) };
   });
 
-  api.get(
-    sessionByPath.url,
-    { schema: sessionByPath.schema },
-    async (request, reply) => {
-      const value = request.query.path;
-      if (value === undefined || value.trim() === "") throw new HttpError("invalid_request", "Missing query parameter: path");
-      const { details } = await readSide.ready();
-      const body = await detailBodyOf(details, resolveSessionPath(value));
-      if (body === null) throw new HttpError("session_not_found", SESSION_NOT_FOUND);
-      return sendDetail(reply, body);
-    },
-  );
+  api.get(sessionByPath.url, { schema: sessionByPath.schema }, async (request, reply) => {
+    const value = request.query.path;
+    if (value === undefined || value.trim() === "") throw new HttpError("invalid_request", "Missing query parameter: path");
+    const { details } = await readSide.ready();
+    const body = await detailBodyOf(details, resolveSessionPath(value));
+    if (body === null) throw new HttpError("session_not_found", SESSION_NOT_FOUND);
+    return sendDetail(reply, body);
+  });
 
-  api.get(
-    sessionDetail.url,
-    { schema: sessionDetail.schema },
-    async (request, reply) => {
-      const { id } = request.params;
-      const { index, details } = await readSide.ready();
-      const given = request.query.path;
-      if (given !== undefined && given.trim() !== "") {
-        const file = resolveSessionPath(given);
-        if (!fs.existsSync(file)) throw new HttpError("session_not_found", SESSION_NOT_FOUND);
-        const body = await detailBodyOf(details, file);
-        // Spec: an id and path mismatch is a 500 (a file that is no session cannot match either).
-        if (body === null || body.sessionId !== id) throw new HttpError("session_path_mismatch", "Session path does not match id");
-        return sendDetail(reply, body);
-      }
-      const runtime = runtimeHost.openRuntimes().find((r) => r.sessionId === id && r.sessionFile !== null);
-      const summary = index.list().find((s) => s.id === id);
-      const file = summary?.path ?? runtime?.sessionFile ?? null;
-      if (file === null) throw new HttpError("session_not_found", SESSION_NOT_FOUND);
+  api.get(sessionDetail.url, { schema: sessionDetail.schema }, async (request, reply) => {
+    const { id } = request.params;
+    const { index, details } = await readSide.ready();
+    const given = request.query.path;
+    if (given !== undefined && given.trim() !== "") {
+      const file = resolveSessionPath(given);
+      if (!fs.existsSync(file)) throw new HttpError("session_not_found", SESSION_NOT_FOUND);
       const body = await detailBodyOf(details, file);
-      if (body === null || body.sessionId !== id) throw new HttpError("session_not_found", SESSION_NOT_FOUND);
+      // Spec: an id and path mismatch is a 500 (a file that is no session cannot match either).
+      if (body === null || body.sessionId !== id) throw new HttpError("session_path_mismatch", "Session path does not match id");
       return sendDetail(reply, body);
-    },
-  );
+    }
+    const runtime = runtimeHost.openRuntimes().find((r) => r.sessionId === id && r.sessionFile !== null);
+    const summary = index.list().find((s) => s.id === id);
+    const file = summary?.path ?? runtime?.sessionFile ?? null;
+    if (file === null) throw new HttpError("session_not_found", SESSION_NOT_FOUND);
+    const body = await detailBodyOf(details, file);
+    if (body === null || body.sessionId !== id) throw new HttpError("session_not_found", SESSION_NOT_FOUND);
+    return sendDetail(reply, body);
+  });
 };

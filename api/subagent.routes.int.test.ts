@@ -45,7 +45,14 @@ const TURNS: FauxTurn[] = [
   { match: "CHILD-ONE", text: "Child answer one." },
   { match: "CHILD-MODEL", text: "Model child." },
   { match: "CHILD-AGENT", text: "Scout child." },
-  { match: "EXCL-TASK", toolCalls: [{ name: "write", arguments: { path: "made.txt", content: "x" } }, { name: "bash", arguments: { command: "echo bash-ran" } }, { name: "read", arguments: { path: "seed.txt" } }] },
+  {
+    match: "EXCL-TASK",
+    toolCalls: [
+      { name: "write", arguments: { path: "made.txt", content: "x" } },
+      { name: "bash", arguments: { command: "echo bash-ran" } },
+      { name: "read", arguments: { path: "seed.txt" } },
+    ],
+  },
   { match: "EXCL-TASK", text: "Excluded done." },
   { match: "RO-TASK", toolCalls: [{ name: "bash", arguments: { command: "rm -rf x" } }] },
   { match: "RO-TASK", toolCalls: [{ name: "bash", arguments: { command: "ls" } }] },
@@ -67,8 +74,15 @@ beforeAll(async () => {
   fs.writeFileSync(probe, PROBE_EXTENSION);
   fs.writeFileSync(path.join(dirs.cwd, "seed.txt"), "seed content");
   fs.mkdirSync(path.join(dirs.agentDir, "agents"), { recursive: true });
-  fs.writeFileSync(path.join(dirs.agentDir, "agents", "scout.md"), "---\nname: scout\ndescription: Scouts.\nmodel: faux/faux-2\n---\nScout around.\n");
-  app = await runtimeApp(dirs, { forked: true, turns: TURNS, host: { extensionPaths: [probe], apiUrl: () => API_URL, openTimeoutMs: 240_000 } });
+  fs.writeFileSync(
+    path.join(dirs.agentDir, "agents", "scout.md"),
+    "---\nname: scout\ndescription: Scouts.\nmodel: faux/faux-2\n---\nScout around.\n",
+  );
+  app = await runtimeApp(dirs, {
+    forked: true,
+    turns: TURNS,
+    host: { extensionPaths: [probe], apiUrl: () => API_URL, openTimeoutMs: 240_000 },
+  });
   await app.listen({ port: 0, host: "127.0.0.1" });
   const address = app.server.address();
   if (typeof address !== "object" || address === null) throw new Error("not listening");
@@ -105,70 +119,95 @@ function subagentCwd(name: string): string {
 }
 
 describe("POST /api/pi/subagent", () => {
-  it("runs a child to completion: messages, usage, inherited model and thinking, parent header, marker, subagent listing; the child closes", { timeout: 120_000 }, async () => {
-    const host = app.leyline.host;
-    const recorder = recordHost(host);
-    const created = await call(app, "POST", "/api/pi/sessions", { cwd: dirs.cwd });
-    const parentId = (created.body["active"] as Active).id;
-    const parent = host.require(parentId);
-    expect(parent.active().state.extensionUi.statuses["api-url"]).toBe(API_URL);
-    await parent.runToCompletion("PARENT-HELLO");
-    await parent.setThinkingLevel("low");
-    const parentFile = parent.sessionFile ?? "";
-    expect(fs.existsSync(parentFile)).toBe(true);
-    const rosterBefore = host.openRuntimes().map((handle) => handle.sessionId);
+  it(
+    "runs a child to completion: messages, usage, inherited model and thinking, parent header, marker, subagent listing; the child closes",
+    { timeout: 120_000 },
+    async () => {
+      const host = app.leyline.host;
+      const recorder = recordHost(host);
+      const created = await call(app, "POST", "/api/pi/sessions", { cwd: dirs.cwd });
+      const parentId = (created.body["active"] as Active).id;
+      const parent = host.require(parentId);
+      expect(parent.active().state.extensionUi.statuses["api-url"]).toBe(API_URL);
+      await parent.runToCompletion("PARENT-HELLO");
+      await parent.setThinkingLevel("low");
+      const parentFile = parent.sessionFile ?? "";
+      expect(fs.existsSync(parentFile)).toBe(true);
+      const rosterBefore = host.openRuntimes().map((handle) => handle.sessionId);
 
-    const answer = result(
-      await subagent({ task: "CHILD-ONE: answer", cwd: dirs.cwd, parentSessionId: parentId, _toolCallId: "call_7", systemPrompt: SYSTEM_MARK }),
-    );
-    expect(answer.messages).toEqual([
-      { role: "user", content: "CHILD-ONE: answer" },
-      { role: "assistant", content: "Child answer one." },
-    ]);
-    expect(answer.usage.turns).toBe(1);
-    expect(answer.usage.outputTokens).toBeGreaterThan(0);
-    expect(answer.usage.totalTokens).toBe(answer.usage.inputTokens + answer.usage.outputTokens);
-    expect(answer).toMatchObject({ model: "faux/faux-1", thinkingLevel: "low", stopReason: "stop" });
-    expect(answer.childSession.cwd).toBe(dirs.cwd);
+      const answer = result(
+        await subagent({
+          task: "CHILD-ONE: answer",
+          cwd: dirs.cwd,
+          parentSessionId: parentId,
+          _toolCallId: "call_7",
+          systemPrompt: SYSTEM_MARK,
+        }),
+      );
+      expect(answer.messages).toEqual([
+        { role: "user", content: "CHILD-ONE: answer" },
+        { role: "assistant", content: "Child answer one." },
+      ]);
+      expect(answer.usage.turns).toBe(1);
+      expect(answer.usage.outputTokens).toBeGreaterThan(0);
+      expect(answer.usage.totalTokens).toBe(answer.usage.inputTokens + answer.usage.outputTokens);
+      expect(answer).toMatchObject({ model: "faux/faux-1", thinkingLevel: "low", stopReason: "stop" });
+      expect(answer.childSession.cwd).toBe(dirs.cwd);
 
-    // the child was a registered runtime while it ran, never the selected one, and is closed now
-    const childId = answer.childSession.id;
-    expect(recorder.all.some((event) => event.type === "runtime_roster" && (event.data(true) as { sessionIds: string[] }).sessionIds.includes(childId))).toBe(true);
-    expect(host.activeSessionId).not.toBe(childId);
-    expect(host.openRuntimes().map((handle) => handle.sessionId)).toEqual(rosterBefore);
+      // the child was a registered runtime while it ran, never the selected one, and is closed now
+      const childId = answer.childSession.id;
+      expect(
+        recorder.all.some(
+          (event) => event.type === "runtime_roster" && (event.data(true) as { sessionIds: string[] }).sessionIds.includes(childId),
+        ),
+      ).toBe(true);
+      expect(host.activeSessionId).not.toBe(childId);
+      expect(host.openRuntimes().map((handle) => handle.sessionId)).toEqual(rosterBefore);
 
-    const lines = jsonlLines(answer.childSession.path);
-    expect(lines[0]).toMatchObject({ type: "session", id: childId, parentSession: parentFile });
-    const markerIndex = lines.findIndex((line) => line["type"] === "custom" && line["customType"] === SUBAGENT_CUSTOM_TYPE);
-    expect(lines[markerIndex]?.["data"]).toEqual({
-      version: 1,
-      parentSessionId: parentId,
-      parentSessionPath: parentFile,
-      toolCallId: "call_7",
-      agent: null,
-      readOnlyBash: false,
-    });
-    expect(markerIndex).toBeLessThan(lines.findIndex((line) => line["type"] === "message"));
-    expect(fs.readFileSync(path.join(dirs.cwd, `system-prompt-${childId}.txt`), "utf8")).toContain(SYSTEM_MARK);
-    expect(fs.readFileSync(path.join(dirs.cwd, `system-prompt-${parentId}.txt`), "utf8")).not.toContain(SYSTEM_MARK);
+      const lines = jsonlLines(answer.childSession.path);
+      expect(lines[0]).toMatchObject({ type: "session", id: childId, parentSession: parentFile });
+      const markerIndex = lines.findIndex((line) => line["type"] === "custom" && line["customType"] === SUBAGENT_CUSTOM_TYPE);
+      expect(lines[markerIndex]?.["data"]).toEqual({
+        version: 1,
+        parentSessionId: parentId,
+        parentSessionPath: parentFile,
+        toolCallId: "call_7",
+        agent: null,
+        readOnlyBash: false,
+      });
+      expect(markerIndex).toBeLessThan(lines.findIndex((line) => line["type"] === "message"));
+      expect(fs.readFileSync(path.join(dirs.cwd, `system-prompt-${childId}.txt`), "utf8")).toContain(SYSTEM_MARK);
+      expect(fs.readFileSync(path.join(dirs.cwd, `system-prompt-${parentId}.txt`), "utf8")).not.toContain(SYSTEM_MARK);
 
-    const { index } = await app.leyline.readSide.ready();
-    await index.touch([answer.childSession.path]);
-    const list = await call(app, "GET", "/api/pi/sessions");
-    const row = (list.body["sessions"] as SessionSummary[]).find((summary) => summary.id === childId);
-    expect(row).toMatchObject({ isSubagentSession: true, parentSessionPath: parentFile });
-    recorder.stop();
-  });
+      const { index } = await app.leyline.readSide.ready();
+      await index.touch([answer.childSession.path]);
+      const list = await call(app, "GET", "/api/pi/sessions");
+      const row = (list.body["sessions"] as SessionSummary[]).find((summary) => summary.id === childId);
+      expect(row).toMatchObject({ isSubagentSession: true, parentSessionPath: parentFile });
+      recorder.stop();
+    },
+  );
 
-  it("uses an explicit model and thinking level (pi clamps thinking to the model), else the named agent's model", { timeout: 120_000 }, async () => {
-    const answer = result(await subagent({ task: "CHILD-MODEL", cwd: dirs.cwd, model: "faux/faux-2", thinkingLevel: "high" }));
-    expect(answer).toMatchObject({ model: "faux/faux-2", thinkingLevel: "off", messages: [{ role: "user" }, { role: "assistant", content: "Model child." }] });
-    expect(jsonlLines(answer.childSession.path)[0]?.["parentSession"]).toBeUndefined();
-    // no explicit model: the agent definition's (resolveSubagentSettings)
-    const scout = result(await subagent({ task: "CHILD-AGENT", cwd: dirs.cwd, agent: "scout" }));
-    expect(scout).toMatchObject({ model: "faux/faux-2", messages: [{ role: "user" }, { role: "assistant", content: "Scout child." }] });
-    expect(jsonlLines(scout.childSession.path).find((line) => line["customType"] === SUBAGENT_CUSTOM_TYPE)?.["data"]).toMatchObject({ agent: "scout", readOnlyBash: false });
-  });
+  it(
+    "uses an explicit model and thinking level (pi clamps thinking to the model), else the named agent's model",
+    { timeout: 120_000 },
+    async () => {
+      const answer = result(await subagent({ task: "CHILD-MODEL", cwd: dirs.cwd, model: "faux/faux-2", thinkingLevel: "high" }));
+      expect(answer).toMatchObject({
+        model: "faux/faux-2",
+        thinkingLevel: "off",
+        messages: [{ role: "user" }, { role: "assistant", content: "Model child." }],
+      });
+      expect(jsonlLines(answer.childSession.path)[0]?.["parentSession"]).toBeUndefined();
+      // no explicit model: the agent definition's (resolveSubagentSettings)
+      const scout = result(await subagent({ task: "CHILD-AGENT", cwd: dirs.cwd, agent: "scout" }));
+      expect(scout).toMatchObject({ model: "faux/faux-2", messages: [{ role: "user" }, { role: "assistant", content: "Scout child." }] });
+      expect(jsonlLines(scout.childSession.path).find((line) => line["customType"] === SUBAGENT_CUSTOM_TYPE)?.["data"]).toMatchObject({
+        agent: "scout",
+        readOnlyBash: false,
+      });
+    },
+  );
 
   it("excludeTools removes write and edit but keeps bash and read", { timeout: 60_000 }, async () => {
     const answer = result(await subagent({ task: "EXCL-TASK", cwd: dirs.cwd, excludeTools: ["write", "edit"] }));
@@ -177,8 +216,14 @@ describe("POST /api/pi/subagent", () => {
     expect(fs.existsSync(path.join(dirs.cwd, "made.txt"))).toBe(false);
     const results = toolResults(answer.childSession.path);
     expect(results.find((r) => r.toolName === "write")).toMatchObject({ isError: true, text: "Tool write not found" });
-    expect(results.find((r) => r.toolName === "bash")).toMatchObject({ isError: false, text: expect.stringContaining("bash-ran") as unknown });
-    expect(results.find((r) => r.toolName === "read")).toMatchObject({ isError: false, text: expect.stringContaining("seed content") as unknown });
+    expect(results.find((r) => r.toolName === "bash")).toMatchObject({
+      isError: false,
+      text: expect.stringContaining("bash-ran") as unknown,
+    });
+    expect(results.find((r) => r.toolName === "read")).toMatchObject({
+      isError: false,
+      text: expect.stringContaining("seed content") as unknown,
+    });
   });
 
   it("a researcher child may run read-only bash only: rm is refused (the folder stays), ls runs", { timeout: 60_000 }, async () => {
@@ -227,22 +272,33 @@ describe("POST /api/pi/subagent", () => {
     expect(app.leyline.host.openRuntimes().some((handle) => handle.child !== null)).toBe(false);
   });
 
-  it("answers 500 with the error for an unknown parent, an unknown model and a failing child run; nothing stays open", { timeout: 60_000 }, async () => {
-    const before = app.leyline.host.openRuntimes().length;
-    const missing = await subagent({ task: "t", cwd: dirs.cwd, parentSessionPath: path.join(dirs.root, "nope.jsonl") });
-    expect(missing.status).toBe(500);
-    expect(String(missing.body["error"])).toContain("Parent session not found");
-    const notPi = path.join(dirs.root, "not-a-session.jsonl");
-    fs.writeFileSync(notPi, "hello\n");
-    expect((await subagent({ task: "t", cwd: dirs.cwd, parentSessionPath: notPi })).body["error"]).toMatch(/Parent session is not a pi session/);
-    expect((await subagent({ task: "t", cwd: dirs.cwd, parentSessionId: "no-such-session" })).body).toEqual({ error: "Parent session not found: no-such-session" });
-    const unknownModel = await subagent({ task: "t", cwd: dirs.cwd, model: { provider: "faux", id: "faux-9" } });
-    expect(unknownModel.status).toBe(500);
-    expect(String(unknownModel.body["error"])).toContain("Unknown model faux/faux-9");
-    // no scripted turn matches: the child's assistant message is an error
-    expect(await subagent({ task: "UNSCRIPTED task", cwd: subagentCwd("unscripted") })).toEqual({ status: 500, body: { error: "No scripted reply" } });
-    expect(app.leyline.host.openRuntimes()).toHaveLength(before);
-  });
+  it(
+    "answers 500 with the error for an unknown parent, an unknown model and a failing child run; nothing stays open",
+    { timeout: 60_000 },
+    async () => {
+      const before = app.leyline.host.openRuntimes().length;
+      const missing = await subagent({ task: "t", cwd: dirs.cwd, parentSessionPath: path.join(dirs.root, "nope.jsonl") });
+      expect(missing.status).toBe(500);
+      expect(String(missing.body["error"])).toContain("Parent session not found");
+      const notPi = path.join(dirs.root, "not-a-session.jsonl");
+      fs.writeFileSync(notPi, "hello\n");
+      expect((await subagent({ task: "t", cwd: dirs.cwd, parentSessionPath: notPi })).body["error"]).toMatch(
+        /Parent session is not a pi session/,
+      );
+      expect((await subagent({ task: "t", cwd: dirs.cwd, parentSessionId: "no-such-session" })).body).toEqual({
+        error: "Parent session not found: no-such-session",
+      });
+      const unknownModel = await subagent({ task: "t", cwd: dirs.cwd, model: { provider: "faux", id: "faux-9" } });
+      expect(unknownModel.status).toBe(500);
+      expect(String(unknownModel.body["error"])).toContain("Unknown model faux/faux-9");
+      // no scripted turn matches: the child's assistant message is an error
+      expect(await subagent({ task: "UNSCRIPTED task", cwd: subagentCwd("unscripted") })).toEqual({
+        status: 500,
+        body: { error: "No scripted reply" },
+      });
+      expect(app.leyline.host.openRuntimes()).toHaveLength(before);
+    },
+  );
 
   it("runs four children at once (each waits in bash until all four run)", { timeout: 400_000 }, async () => {
     const host = app.leyline.host;
@@ -252,7 +308,10 @@ describe("POST /api/pi/subagent", () => {
     const answers = await Promise.all([1, 2, 3, 4].map(async (index) => result(await subagent({ task: `PAR-${index}`, cwd }))));
     answers.forEach((answer, offset) => {
       expect(answer.messages.at(-1)).toEqual({ role: "assistant", content: `parallel ${offset + 1} done` });
-      expect(toolResults(answer.childSession.path)[0]).toMatchObject({ isError: false, text: expect.stringContaining("all-four") as unknown });
+      expect(toolResults(answer.childSession.path)[0]).toMatchObject({
+        isError: false,
+        text: expect.stringContaining("all-four") as unknown,
+      });
     });
     const childIds = new Set(answers.map((answer) => answer.childSession.id));
     expect(childIds.size).toBe(4);

@@ -47,7 +47,10 @@ export const subagentRoutes: FastifyPluginAsync<SubagentRoutesOptions> = async (
   const { readSide, host, agentDir } = options;
 
   /** The stored override or definition model of the request's agent, if any. */
-  const resolveModel = async (context: { request: SubagentRequest; parentSessionPath: string | null }): Promise<SubagentModelRef | undefined> => {
+  const resolveModel = async (context: {
+    request: SubagentRequest;
+    parentSessionPath: string | null;
+  }): Promise<SubagentModelRef | undefined> => {
     const { request, parentSessionPath } = context;
     if (request.agent === undefined) return undefined;
     const db = (await readSide.ready()).database.db;

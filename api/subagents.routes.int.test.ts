@@ -36,10 +36,22 @@ function setup(dirs: TestDirs = testDirs("subagents")): Setup {
   fs.mkdirSync(path.join(project, ".git"));
   const otherProject = path.join(root, "work", "other");
   fs.mkdirSync(otherProject);
-  const helper = agentFile(path.join(fs.realpathSync(dirs.agentDir), "agents"), "helper.md", "name: helper\ndescription: Helps\ntools: read, grep\nmodel: def/helper\nthinking: low");
-  agentFile(path.join(dirs.agentDir, "agents"), "researcher.md", "name: researcher\ndescription: User replacement attempt\nmodel: fake/user");
+  const helper = agentFile(
+    path.join(fs.realpathSync(dirs.agentDir), "agents"),
+    "helper.md",
+    "name: helper\ndescription: Helps\ntools: read, grep\nmodel: def/helper\nthinking: low",
+  );
+  agentFile(
+    path.join(dirs.agentDir, "agents"),
+    "researcher.md",
+    "name: researcher\ndescription: User replacement attempt\nmodel: fake/user",
+  );
   const x = agentFile(path.join(project, ".pi", "agents"), "x.md", "name: x\ndescription: Project agent x");
-  agentFile(path.join(project, ".pi", "agents"), "researcher.md", "name: researcher\ndescription: Project replacement attempt\nmodel: fake/project");
+  agentFile(
+    path.join(project, ".pi", "agents"),
+    "researcher.md",
+    "name: researcher\ndescription: Project replacement attempt\nmodel: fake/project",
+  );
   const sessionFile = path.join(fs.realpathSync(dirs.projectSessions), "2025-01-02_session.jsonl");
   fs.writeFileSync(sessionFile, headerLine("session-1", cwd) + userLine("hello", null));
   return { dirs, project, cwd, otherProject, sessionFile, helperKey: `user:${helper}#helper`, xKey: `project:${x}#x` };
@@ -160,7 +172,10 @@ describe("PUT and DELETE /api/pi/subagents/:agentKey/model", () => {
 
     // Scopes stay where they belong: another project sees only the global override, no session → no session one.
     expect((await view(app, s.otherProject)).agents[0]).toMatchObject({ overrides: { global: "g/model" }, modelSource: "global" });
-    expect((await view(app, s.cwd)).agents[0]).toMatchObject({ overrides: { global: "g/model", project: "p/model" }, modelSource: "project" });
+    expect((await view(app, s.cwd)).agents[0]).toMatchObject({
+      overrides: { global: "g/model", project: "p/model" },
+      modelSource: "project",
+    });
 
     // Deleting peels the layers off again; deleting what is not there is fine.
     expect((await del(app, key, { ...base, scope: "session" })).json<SubagentsView>().agents[0]?.modelSource).toBe("project");
@@ -189,7 +204,10 @@ describe("PUT and DELETE /api/pi/subagents/:agentKey/model", () => {
     const { app } = await testApp({}, dirs);
     const res = await put(app, deepKey, { cwd: deep, scope: "project", model: "p/deep" });
     expect(res.statusCode).toBe(200);
-    expect(res.json<SubagentsView>().agents.find((a) => a.key === deepKey)).toMatchObject({ effectiveModel: "p/deep", modelSource: "project" });
+    expect(res.json<SubagentsView>().agents.find((a) => a.key === deepKey)).toMatchObject({
+      effectiveModel: "p/deep",
+      modelSource: "project",
+    });
     expect((await put(app, s.xKey, { cwd: s.cwd, scope: "project", model: "p/x" })).json<SubagentsView>().agents[1]).toMatchObject({
       name: "x",
       overrides: { project: "p/x" },
@@ -215,7 +233,11 @@ describe("PUT and DELETE /api/pi/subagents/:agentKey/model", () => {
       // The researcher is built in: it takes no overrides, and files named researcher have no key to override.
       [await put(app, RESEARCHER_AGENT_KEY, { cwd: s.cwd, scope: "global", model: "m" }), 404, "Subagent not found"],
       [
-        await put(app, `user:${path.join(fs.realpathSync(s.dirs.agentDir), "agents", "researcher.md")}#researcher`, { cwd: s.cwd, scope: "global", model: "m" }),
+        await put(app, `user:${path.join(fs.realpathSync(s.dirs.agentDir), "agents", "researcher.md")}#researcher`, {
+          cwd: s.cwd,
+          scope: "global",
+          model: "m",
+        }),
         404,
         "Subagent not found",
       ],
@@ -241,7 +263,10 @@ describe("POST /api/pi/subagents/resolve", () => {
       thinking: "xhigh",
       thinkingSource: "definition",
     });
-    expect(await resolve(app, { agentKey: RESEARCHER_AGENT_KEY, cwd: s.cwd })).toEqual({ modelSource: "definition", thinkingSource: "definition" });
+    expect(await resolve(app, { agentKey: RESEARCHER_AGENT_KEY, cwd: s.cwd })).toEqual({
+      modelSource: "definition",
+      thinkingSource: "definition",
+    });
 
     const post = (payload: Record<string, unknown>) => app.inject({ method: "POST", url: "/api/pi/subagents/resolve", payload });
     const missingKey = await post({ cwd: s.cwd });

@@ -69,15 +69,11 @@ export const subagentsRoutes: FastifyPluginAsync<SubagentsRoutesOptions> = async
 
   const api = typed(app);
 
-  api.get(
-    listSubagents.url,
-    { schema: listSubagents.schema },
-    async (request) => {
-      const { cwd, sessionPath } = request.query;
-      const db = await database();
-      return subagentsView(db, lookupSubagents(lookupInput(cwd, sessionPath)));
-    },
-  );
+  api.get(listSubagents.url, { schema: listSubagents.schema }, async (request) => {
+    const { cwd, sessionPath } = request.query;
+    const db = await database();
+    return subagentsView(db, lookupSubagents(lookupInput(cwd, sessionPath)));
+  });
 
   /** Finds the agent of a PUT/DELETE (its body checked by the route's schema); returns what the write needs. */
   const prepareWrite = (agentKey: string, body: { cwd: string; sessionPath?: string | null; scope: SubagentScope }, model: string) => {
@@ -93,27 +89,19 @@ export const subagentsRoutes: FastifyPluginAsync<SubagentsRoutesOptions> = async
     return { lookup, ref: { agentKey, scope, scopeId }, model: model.trim() };
   };
 
-  api.put(
-    setSubagentModel.url,
-    { schema: setSubagentModel.schema },
-    async (request) => {
-      const { lookup, ref, model } = prepareWrite(request.params.agentKey, request.body, request.body.model);
-      const db = await database();
-      await setSubagentOverride(db, { ...ref, model });
-      return subagentsView(db, lookup);
-    },
-  );
+  api.put(setSubagentModel.url, { schema: setSubagentModel.schema }, async (request) => {
+    const { lookup, ref, model } = prepareWrite(request.params.agentKey, request.body, request.body.model);
+    const db = await database();
+    await setSubagentOverride(db, { ...ref, model });
+    return subagentsView(db, lookup);
+  });
 
-  api.delete(
-    clearSubagentModel.url,
-    { schema: clearSubagentModel.schema },
-    async (request) => {
-      const { lookup, ref } = prepareWrite(request.params.agentKey, request.body, "");
-      const db = await database();
-      await deleteSubagentOverride(db, ref);
-      return subagentsView(db, lookup);
-    },
-  );
+  api.delete(clearSubagentModel.url, { schema: clearSubagentModel.schema }, async (request) => {
+    const { lookup, ref } = prepareWrite(request.params.agentKey, request.body, "");
+    const db = await database();
+    await deleteSubagentOverride(db, ref);
+    return subagentsView(db, lookup);
+  });
 
   api.post(resolveSubagent.url, { schema: resolveSubagent.schema }, async (request) => {
     const body = request.body;

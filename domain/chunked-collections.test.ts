@@ -21,19 +21,27 @@ import {
 describe("chunked record", () => {
   it("behaves like a record: last write wins, own keys only", () => {
     fc.assert(
-      fc.property(fc.array(fc.tuple(fc.string({ maxLength: 4 }).filter((k) => k !== "__proto__"), fc.integer())), (writes) => {
-        const record = emptyChunkedRecord<number>();
-        const model = new Map<string, number>();
-        for (const [k, v] of writes) {
-          recordSet(record, k, v);
-          model.set(k, v);
-        }
-        for (const [k, v] of model) expect(recordGet(record, k)).toBe(v);
-        expect(recordKeys(record).sort()).toEqual([...model.keys()].sort());
-        for (const name of ["constructor", "toString", "hasOwnProperty"]) {
-          expect(recordHas(record, name)).toBe(model.has(name));
-        }
-      }),
+      fc.property(
+        fc.array(
+          fc.tuple(
+            fc.string({ maxLength: 4 }).filter((k) => k !== "__proto__"),
+            fc.integer(),
+          ),
+        ),
+        (writes) => {
+          const record = emptyChunkedRecord<number>();
+          const model = new Map<string, number>();
+          for (const [k, v] of writes) {
+            recordSet(record, k, v);
+            model.set(k, v);
+          }
+          for (const [k, v] of model) expect(recordGet(record, k)).toBe(v);
+          expect(recordKeys(record).sort()).toEqual([...model.keys()].sort());
+          for (const name of ["constructor", "toString", "hasOwnProperty"]) {
+            expect(recordHas(record, name)).toBe(model.has(name));
+          }
+        },
+      ),
     );
   });
 

@@ -14,7 +14,10 @@ describe("isCwdRelative", () => {
 
 describe("compareDirectoryEntries", () => {
   it("sorts case-insensitively, then by code unit", () => {
-    const names = ["b", "B", "a", ".hidden", "A", "c"].map(entry).sort(compareDirectoryEntries).map((e) => e.name);
+    const names = ["b", "B", "a", ".hidden", "A", "c"]
+      .map(entry)
+      .sort(compareDirectoryEntries)
+      .map((e) => e.name);
     expect(names).toEqual([".hidden", "A", "a", "B", "b", "c"]);
   });
 });

@@ -2,13 +2,7 @@ import { describe, it, expect } from "vitest";
 import fc from "fast-check";
 import type { LogRecord } from "./session-log.ts";
 import { splitCompleteLines } from "./jsonl-lines.ts";
-import {
-  decodeLines,
-  decodeSessionText,
-  decoderStats,
-  initialDecoderState,
-  type DecoderState,
-} from "./session-decoder.ts";
+import { decodeLines, decodeSessionText, decoderStats, initialDecoderState, type DecoderState } from "./session-decoder.ts";
 import { candidateEntryId, deterministicEntryId } from "./deterministic-id.ts";
 import { sessionFileArb, v1SessionFileArb, type GeneratedSessionFile } from "../test/arbitraries/session-log.arbitrary.ts";
 
@@ -55,7 +49,10 @@ describe("decodeSessionText: rules", () => {
   it("skips blank and whitespace-only lines (also CRLF ones) but counts them for line numbers", () => {
     const e = { type: "custom", id: "a", parentId: null, timestamp: "t", customType: "x" };
     const { records, state } = decodeSessionText(`\n  \r\n${header3}\r\n\t\n${line(e)}\r\n`);
-    expect(records.map((r) => [r.kind, r.line])).toEqual([["header", 3], ["entry", 5]]);
+    expect(records.map((r) => [r.kind, r.line])).toEqual([
+      ["header", 3],
+      ["entry", 5],
+    ]);
     expect(state.lines).toBe(5);
     expect(state.malformed).toBe(0);
   });
@@ -114,7 +111,13 @@ describe("decodeSessionText: rules", () => {
 
   it("migrates v2 to v3: hookMessage becomes custom, other roles and v3 files are untouched", () => {
     const header2 = line({ type: "session", version: 2, id: "s2", timestamp: "t", cwd: "/" });
-    const hook = { type: "message", id: "a", parentId: null, timestamp: "t", message: { role: "hookMessage", customType: "x", content: "c" } };
+    const hook = {
+      type: "message",
+      id: "a",
+      parentId: null,
+      timestamp: "t",
+      message: { role: "hookMessage", customType: "x", content: "c" },
+    };
     const user = { type: "message", id: "b", parentId: "a", timestamp: "t", message: { role: "user", content: "u" } };
     const v2 = decodeSessionText(`${header2}\n${line(hook)}\n${line(user)}\n`);
     expect(v2.records[0]).toMatchObject({ kind: "header", header: { version: 3, id: "s2" } });
@@ -159,7 +162,9 @@ describe("decodeSessionText: rules", () => {
 
   it("treats header version 1 like a missing version", () => {
     const a = decodeSessionText(`${line({ type: "session", id: "s", timestamp: "t", cwd: "/" })}\n${line({ type: "custom" })}\n`);
-    const b = decodeSessionText(`${line({ type: "session", version: 1, id: "s", timestamp: "t", cwd: "/" })}\n${line({ type: "custom" })}\n`);
+    const b = decodeSessionText(
+      `${line({ type: "session", version: 1, id: "s", timestamp: "t", cwd: "/" })}\n${line({ type: "custom" })}\n`,
+    );
     expect(entriesOf(a.records)).toEqual(entriesOf(b.records));
     expect(entriesOf(a.records)[0]?.["id"]).toMatch(/^[0-9a-f]{8}$/);
   });
@@ -259,7 +264,12 @@ describe("decoder laws", () => {
         const ids = entriesOf(a.records).map((e) => e["id"]);
         expect(new Set(ids).size).toBe(ids.length);
         // a v1 entry's id depends only on the session id and its position, not on later lines
-        const prefix = decodeSessionText(file.lines.slice(0, Math.ceil(file.lines.length / 2)).map((l) => `${l}\n`).join(""));
+        const prefix = decodeSessionText(
+          file.lines
+            .slice(0, Math.ceil(file.lines.length / 2))
+            .map((l) => `${l}\n`)
+            .join(""),
+        );
         expect(entriesOf(prefix.records).map((e) => e["id"])).toEqual(ids.slice(0, entriesOf(prefix.records).length));
       }),
     );

@@ -26,12 +26,7 @@
  * header are migrated in place on that fresh object), and the state is copied at most once per batch.
  */
 import { deterministicEntryId } from "./deterministic-id.ts";
-import {
-  CURRENT_SESSION_VERSION,
-  type LogRecord,
-  type SessionEntry,
-  type SessionHeader,
-} from "./session-log.ts";
+import { CURRENT_SESSION_VERSION, type LogRecord, type SessionEntry, type SessionHeader } from "./session-log.ts";
 import { splitCompleteLines } from "./jsonl-lines.ts";
 
 /** Which migrations apply to the entries of this file. */
@@ -74,7 +69,7 @@ const NOT_JSON = "invalid JSON";
 /** The reason of a malformed record that is JSON but not an object (a line pi would take for an id-less entry). */
 export const NOT_OBJECT = "not a JSON object";
 const NOT_SESSION = "not a session file";
-const BAD_HEADER = "first JSON line is not a session header ({type:\"session\", id: string})";
+const BAD_HEADER = 'first JSON line is not a session header ({type:"session", id: string})';
 const DUPLICATE_HEADER = "duplicate session header";
 
 function isBlank(line: string): boolean {
@@ -98,10 +93,7 @@ function migrateHookMessage(entry: JsonObject): void {
 }
 
 /** Decodes complete lines that follow the ones already decoded. Pure: returns a new state. */
-export function decodeLines(
-  state: DecoderState,
-  lines: readonly string[],
-): { state: DecoderState; records: LogRecord[] } {
+export function decodeLines(state: DecoderState, lines: readonly string[]): { state: DecoderState; records: LogRecord[] } {
   if (lines.length === 0) return { state, records: [] };
   const records: LogRecord[] = [];
   let lineNo = state.lines;

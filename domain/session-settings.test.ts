@@ -17,12 +17,33 @@ function settingsOfText(text: string): ReturnType<typeof sessionSettingsOf> {
 }
 
 const header = JSON.stringify({ type: "session", version: 3, id: "s", timestamp: "2025-01-01T00:00:00.000Z", cwd: "/tmp" });
-const usage = { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 2, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
+const usage = {
+  input: 1,
+  output: 1,
+  cacheRead: 0,
+  cacheWrite: 0,
+  totalTokens: 2,
+  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+};
 function line(value: Record<string, unknown>): string {
   return JSON.stringify({ timestamp: "2025-01-01T00:00:01.000Z", ...value });
 }
 function assistant(id: string, parentId: string | null, provider: string, model: string): string {
-  return line({ type: "message", id, parentId, message: { role: "assistant", content: [{ type: "text", text: "ok" }], api: "x", provider, model, usage, stopReason: "stop", timestamp: 1 } });
+  return line({
+    type: "message",
+    id,
+    parentId,
+    message: {
+      role: "assistant",
+      content: [{ type: "text", text: "ok" }],
+      api: "x",
+      provider,
+      model,
+      usage,
+      stopReason: "stop",
+      timestamp: 1,
+    },
+  });
 }
 
 describe("sessionSettingsOf", () => {
@@ -49,7 +70,12 @@ describe("sessionSettingsOf", () => {
       "",
     ].join("\n");
     expect(settingsOfText(text)).toEqual({ model: { provider: "openai", id: "gpt-b" }, thinkingLevel: "high" });
-    const assistantLast = [header, line({ type: "model_change", id: "a1", parentId: null, provider: "anthropic", modelId: "claude-a" }), assistant("a2", "a1", "faux", "faux-2"), ""].join("\n");
+    const assistantLast = [
+      header,
+      line({ type: "model_change", id: "a1", parentId: null, provider: "anthropic", modelId: "claude-a" }),
+      assistant("a2", "a1", "faux", "faux-2"),
+      "",
+    ].join("\n");
     expect(settingsOfText(assistantLast)).toEqual({ model: { provider: "faux", id: "faux-2" }, thinkingLevel: null });
     expect(settingsOfText(`${header}\n`)).toEqual({ model: null, thinkingLevel: null });
   });

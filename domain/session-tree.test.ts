@@ -89,11 +89,7 @@ describe("session tree", () => {
   });
 
   it("keeps the latest label per target; an empty or missing label clears it", () => {
-    const tree = build([
-      entry("a", null),
-      label("l1", "a", "a", "first", "t1"),
-      label("l2", "l1", "a", "second", "t2"),
-    ]);
+    const tree = build([entry("a", null), label("l1", "a", "a", "first", "t1"), label("l2", "l1", "a", "second", "t2")]);
     expect(labelOf(tree, "a")).toBe("second");
     expect(tree.labels["a"]).toEqual({ label: "second", timestamp: "t2" });
     addEntry(tree, label("l3", "l2", "a", ""));

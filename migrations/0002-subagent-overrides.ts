@@ -18,11 +18,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addCheckConstraint("subagent_model_overrides_scope", sql`scope in ('global', 'project', 'session')`)
     .execute();
   // The routes read every override of one context (global, one project, one session) at once.
-  await db.schema
-    .createIndex("subagent_model_overrides_by_scope")
-    .on("subagent_model_overrides")
-    .columns(["scope", "scope_id"])
-    .execute();
+  await db.schema.createIndex("subagent_model_overrides_by_scope").on("subagent_model_overrides").columns(["scope", "scope_id"]).execute();
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -43,7 +43,9 @@ describe("active-runtime projection: notices", () => {
     const cleared = fold(activeRuntimeProjection, state, [snapshot([upgraded])]);
     expect(selectActive(cleared).state.notices).toEqual([upgraded]);
     // A snapshot without the field (an older worker) leaves the list alone.
-    expect(selectActive(fold(activeRuntimeProjection, cleared, [{ type: "workerSnapshot", snapshot: {} }])).state.notices).toEqual([upgraded]);
+    expect(selectActive(fold(activeRuntimeProjection, cleared, [{ type: "workerSnapshot", snapshot: {} }])).state.notices).toEqual([
+      upgraded,
+    ]);
   });
 
   it("counts a malformed notice list as an anomaly and keeps the previous one", () => {

@@ -15,7 +15,14 @@ import { activeRuntimeProjection, selectActive, selectCompactActive, type Active
 
 const SECRET = "SECRET-ITEM";
 
-const model = (id: string): Model => ({ id, name: id, provider: "faux", supportsImages: id === "b", supportsUltrafast: false, availableThinkingLevels: ["off", "high"] });
+const model = (id: string): Model => ({
+  id,
+  name: id,
+  provider: "faux",
+  supportsImages: id === "b",
+  supportsUltrafast: false,
+  availableThinkingLevels: ["off", "high"],
+});
 const key = fc.constantFrom("k1", "k2", "leyline-ultrafast");
 const smallStrings = fc.array(fc.constantFrom("a", "b", "c"), { maxLength: 3 });
 const id = fc.constantFrom("x1", "x2", "x3");
@@ -25,7 +32,15 @@ const queue: fc.Arbitrary<PromptQueue | null> = fc.option(
     revision: fc.nat(5),
     held: fc.boolean(),
     error: fc.constantFrom("", "failed"),
-    items: fc.array(fc.record({ id, text: fc.constantFrom(`${SECRET}-1`, `${SECRET}-2`), imageCount: fc.nat(2), status: fc.constantFrom("pending" as const, "sending" as const) }), { maxLength: 3 }),
+    items: fc.array(
+      fc.record({
+        id,
+        text: fc.constantFrom(`${SECRET}-1`, `${SECRET}-2`),
+        imageCount: fc.nat(2),
+        status: fc.constantFrom("pending" as const, "sending" as const),
+      }),
+      { maxLength: 3 },
+    ),
   }),
 );
 
@@ -39,15 +54,25 @@ const snapshot = fc.record(
     pendingToolCalls: smallStrings,
     steeringMode: fc.constantFrom("all", "one-at-a-time"),
     activeToolNames: smallStrings,
-    contextUsage: fc.option(fc.record({ tokens: fc.option(fc.nat(100)), contextWindow: fc.constant(100), percent: fc.option(fc.nat(100)) })),
-    slashCommands: fc.array(fc.record({ name: fc.constantFrom("plan", "review"), source: fc.constantFrom("extension" as const, "skill" as const) }), { maxLength: 2 }),
+    contextUsage: fc.option(
+      fc.record({ tokens: fc.option(fc.nat(100)), contextWindow: fc.constant(100), percent: fc.option(fc.nat(100)) }),
+    ),
+    slashCommands: fc.array(
+      fc.record({ name: fc.constantFrom("plan", "review"), source: fc.constantFrom("extension" as const, "skill" as const) }),
+      { maxLength: 2 },
+    ),
     queuedMessages: fc.record({ steering: smallStrings, followUp: smallStrings }),
   },
   { requiredKeys: [] },
 );
 
 const sessionEvent = fc.oneof(
-  fc.constantFrom({ type: "agent_start" }, { type: "agent_end", messages: [] }, { type: "compaction_start", reason: "manual" }, { type: "compaction_end", reason: "manual" }),
+  fc.constantFrom(
+    { type: "agent_start" },
+    { type: "agent_end", messages: [] },
+    { type: "compaction_start", reason: "manual" },
+    { type: "compaction_end", reason: "manual" },
+  ),
   id.map((toolCallId) => ({ type: "tool_execution_start", toolCallId, toolName: "bash", args: {} })),
   id.map((toolCallId) => ({ type: "tool_execution_end", toolCallId, toolName: "bash", result: {}, isError: false })),
   fc.record({ type: fc.constant("queue_update"), steering: smallStrings, followUp: smallStrings }),
@@ -57,23 +82,51 @@ const sessionEvent = fc.oneof(
 );
 
 const knownInput: fc.Arbitrary<ActiveRuntimeInput> = fc.oneof(
-  fc.record({ type: fc.constant("runtimeAttached" as const), id: fc.constantFrom("s1", "s2"), path: fc.constantFrom("/a.jsonl", "/b.jsonl"), cwd: fc.constant("/w") }),
+  fc.record({
+    type: fc.constant("runtimeAttached" as const),
+    id: fc.constantFrom("s1", "s2"),
+    path: fc.constantFrom("/a.jsonl", "/b.jsonl"),
+    cwd: fc.constant("/w"),
+  }),
   { weight: 2, arbitrary: fc.record({ type: fc.constant("workerSnapshot" as const), snapshot }) },
   { weight: 3, arbitrary: sessionEvent.map((event): ActiveRuntimeInput => ({ type: "sessionEvent", event })) },
   fc.record({ type: fc.constant("extensionStatus" as const), key, text: fc.option(fc.constantFrom("on", "off")) }),
-  fc.record({ type: fc.constant("extensionWidget" as const), key, lines: fc.option(smallStrings), placement: fc.constantFrom("aboveEditor" as const, "belowEditor" as const) }),
+  fc.record({
+    type: fc.constant("extensionWidget" as const),
+    key,
+    lines: fc.option(smallStrings),
+    placement: fc.constantFrom("aboveEditor" as const, "belowEditor" as const),
+  }),
   fc.record({
     type: fc.constant("extensionNotification" as const),
-    notification: fc.record({ id: fc.constantFrom("n1", "n2", "n3", "n4"), message: fc.constant("m"), level: fc.constantFrom("info" as const, "error" as const), createdAt: fc.nat(10) }),
+    notification: fc.record({
+      id: fc.constantFrom("n1", "n2", "n3", "n4"),
+      message: fc.constant("m"),
+      level: fc.constantFrom("info" as const, "error" as const),
+      createdAt: fc.nat(10),
+    }),
   }),
-  { weight: 2, arbitrary: fc.record({
-    type: fc.constant("confirmationRequested" as const),
-    confirmation: fc.record({ id, title: fc.constant("t"), message: fc.constant("SECRET-CONFIRM"), createdAt: fc.nat(10), expiresAt: fc.option(fc.nat(100)) }),
-  }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      type: fc.constant("confirmationRequested" as const),
+      confirmation: fc.record({
+        id,
+        title: fc.constant("t"),
+        message: fc.constant("SECRET-CONFIRM"),
+        createdAt: fc.nat(10),
+        expiresAt: fc.option(fc.nat(100)),
+      }),
+    }),
+  },
   fc.record({ type: fc.constantFrom("confirmationResolved" as const, "confirmationExpired" as const), id }),
   fc.constant({ type: "extensionUiReset" as const }),
   queue.map((promptQueue): ActiveRuntimeInput => ({ type: "promptQueue", promptQueue })),
-  fc.constantFrom<ActiveRuntimeInput>({ type: "research", research: null }, { type: "diagnostics", diagnostics: [] }, { type: "diagnostics", diagnostics: [{ message: "d" }] }),
+  fc.constantFrom<ActiveRuntimeInput>(
+    { type: "research", research: null },
+    { type: "diagnostics", diagnostics: [] },
+    { type: "diagnostics", diagnostics: [{ message: "d" }] },
+  ),
 );
 
 const unknownInput = fc.constantFrom(
@@ -119,13 +172,23 @@ describe("active runtime projection laws", () => {
 
   it("unknown inputs change nothing", () => {
     fc.assert(
-      fc.property(fc.array(knownInput, { maxLength: 20 }), fc.array(fc.tuple(fc.nat(), unknownInput), { maxLength: 5 }), (inputs, extras) => {
-        const mixed = [...inputs];
-        for (const [at, extra] of extras) mixed.splice(at % (mixed.length + 1), 0, extra);
-        const state = rebuild(activeRuntimeProjection, inputs);
-        expect(rebuild(activeRuntimeProjection, mixed)).toEqual(state);
-        expect(fold(activeRuntimeProjection, state, extras.map(([, extra]) => extra))).toBe(state);
-      }),
+      fc.property(
+        fc.array(knownInput, { maxLength: 20 }),
+        fc.array(fc.tuple(fc.nat(), unknownInput), { maxLength: 5 }),
+        (inputs, extras) => {
+          const mixed = [...inputs];
+          for (const [at, extra] of extras) mixed.splice(at % (mixed.length + 1), 0, extra);
+          const state = rebuild(activeRuntimeProjection, inputs);
+          expect(rebuild(activeRuntimeProjection, mixed)).toEqual(state);
+          expect(
+            fold(
+              activeRuntimeProjection,
+              state,
+              extras.map(([, extra]) => extra),
+            ),
+          ).toBe(state);
+        },
+      ),
     );
   });
 

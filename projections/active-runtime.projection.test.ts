@@ -11,9 +11,21 @@ import {
   type ActiveRuntimeState,
 } from "./active-runtime.projection.ts";
 
-const MODEL: Model = { id: "faux-1", name: "Faux", provider: "faux", supportsImages: false, supportsUltrafast: false, availableThinkingLevels: ["off", "low"] };
+const MODEL: Model = {
+  id: "faux-1",
+  name: "Faux",
+  provider: "faux",
+  supportsImages: false,
+  supportsUltrafast: false,
+  availableThinkingLevels: ["off", "low"],
+};
 const CONFIRM: ExtensionConfirmation = { id: "c1", title: "Run?", message: "rm -rf build", createdAt: 1_000, expiresAt: 61_000 };
-const QUEUE: PromptQueue = { revision: 4, held: true, error: "boom", items: [{ id: "t1", text: "secret task", imageCount: 1, status: "pending" }] };
+const QUEUE: PromptQueue = {
+  revision: 4,
+  held: true,
+  error: "boom",
+  items: [{ id: "t1", text: "secret task", imageCount: 1, status: "pending" }],
+};
 
 const ev = (event: RuntimeSessionEvent): ActiveRuntimeInput => ({ type: "sessionEvent", event });
 const run = (...inputs: ActiveRuntimeInput[]): ActiveRuntimeState => rebuild(activeRuntimeProjection, inputs);
@@ -63,13 +75,18 @@ describe("active runtime projection", () => {
     const streaming = run(ev({ type: "agent_start" }));
     const retrying = fold(activeRuntimeProjection, streaming, [ev({ type: "agent_end", messages: [], willRetry: true })]);
     expect(retrying.isStreaming).toBe(true);
-    const again = fold(activeRuntimeProjection, retrying, [ev({ type: "agent_start" }), ev({ type: "agent_end", messages: [], willRetry: false })]);
+    const again = fold(activeRuntimeProjection, retrying, [
+      ev({ type: "agent_start" }),
+      ev({ type: "agent_end", messages: [], willRetry: false }),
+    ]);
     expect(again.isStreaming).toBe(false);
   });
 
   it("compaction_start and compaction_end drive isCompacting", () => {
     expect(run(ev({ type: "compaction_start", reason: "manual" })).isCompacting).toBe(true);
-    expect(run(ev({ type: "compaction_start", reason: "manual" }), ev({ type: "compaction_end", reason: "manual" })).isCompacting).toBe(false);
+    expect(run(ev({ type: "compaction_start", reason: "manual" }), ev({ type: "compaction_end", reason: "manual" })).isCompacting).toBe(
+      false,
+    );
   });
 
   it("tool executions are pending between start and end; agent_end clears leftovers", () => {
@@ -83,7 +100,10 @@ describe("active runtime projection", () => {
   });
 
   it("queue_update and thinking_level_changed update their fields", () => {
-    const s = run(ev({ type: "queue_update", steering: ["now"], followUp: ["later"] }), ev({ type: "thinking_level_changed", level: "high" }));
+    const s = run(
+      ev({ type: "queue_update", steering: ["now"], followUp: ["later"] }),
+      ev({ type: "thinking_level_changed", level: "high" }),
+    );
     expect(selectActive(s).state.queuedMessages).toEqual({ steering: ["now"], followUp: ["later"] });
     expect(s.thinkingLevel).toBe("high");
   });
@@ -99,7 +119,15 @@ describe("active runtime projection", () => {
   });
 
   it("a worker snapshot applies its present fields; null clears the optional ones", () => {
-    const s = run({ type: "workerSnapshot", snapshot: { model: MODEL, availableModels: [MODEL], activeToolNames: ["read", "bash"], contextUsage: { tokens: 10, contextWindow: 100, percent: 10 } } });
+    const s = run({
+      type: "workerSnapshot",
+      snapshot: {
+        model: MODEL,
+        availableModels: [MODEL],
+        activeToolNames: ["read", "bash"],
+        contextUsage: { tokens: 10, contextWindow: 100, percent: 10 },
+      },
+    });
     const active = selectActive(s);
     expect(active.state.model).toEqual(MODEL);
     expect(active.state.activeToolCount).toBe(2);
@@ -113,7 +141,9 @@ describe("active runtime projection", () => {
 
   it("a worker snapshot equal to the current state changes nothing", () => {
     const s = run({ type: "workerSnapshot", snapshot: { isStreaming: true, slashCommands: [{ name: "plan", source: "extension" }] } });
-    const again = fold(activeRuntimeProjection, s, [{ type: "workerSnapshot", snapshot: { isStreaming: true, slashCommands: [{ name: "plan", source: "extension" }] } }]);
+    const again = fold(activeRuntimeProjection, s, [
+      { type: "workerSnapshot", snapshot: { isStreaming: true, slashCommands: [{ name: "plan", source: "extension" }] } },
+    ]);
     expect(again.snapshotRevision).toBe(s.snapshotRevision);
   });
 
@@ -150,7 +180,11 @@ describe("active runtime projection", () => {
     );
     expect(selectActive(s).state.pendingConfirmationCount).toBe(2);
     expect(s.snapshotRevision).toBe(2);
-    const resolved = fold(activeRuntimeProjection, s, [{ type: "confirmationResolved", id: "c1" }, { type: "confirmationExpired", id: "c2" }, { type: "confirmationExpired", id: "c2" }]);
+    const resolved = fold(activeRuntimeProjection, s, [
+      { type: "confirmationResolved", id: "c1" },
+      { type: "confirmationExpired", id: "c2" },
+      { type: "confirmationExpired", id: "c2" },
+    ]);
     expect(selectActive(resolved).state.pendingConfirmationCount).toBe(0);
     expect(resolved.snapshotRevision).toBe(4);
   });
@@ -162,7 +196,12 @@ describe("active runtime projection", () => {
       { type: "confirmationRequested", confirmation: CONFIRM },
       { type: "extensionUiReset" },
     );
-    expect(s.extensionUi).toEqual({ statuses: {}, widgets: {}, notifications: [{ id: "n", message: "hi", level: "warning", createdAt: 1 }], confirmations: [] });
+    expect(s.extensionUi).toEqual({
+      statuses: {},
+      widgets: {},
+      notifications: [{ id: "n", message: "hi", level: "warning", createdAt: 1 }],
+      confirmations: [],
+    });
     expect(fold(activeRuntimeProjection, s, [{ type: "extensionUiReset" }])).toBe(s);
   });
 
@@ -195,7 +234,11 @@ describe("active runtime projection", () => {
 
   it("unknown inputs and unknown pi events leave the state untouched", () => {
     const s = run({ type: "extensionStatus", key: "k", text: "v" });
-    const unknown = [{ type: "somethingNew" }, ev({ type: "auto_retry_start", attempt: 1 }), ev({ type: "message_update" })] as unknown as ActiveRuntimeInput[];
+    const unknown = [
+      { type: "somethingNew" },
+      ev({ type: "auto_retry_start", attempt: 1 }),
+      ev({ type: "message_update" }),
+    ] as unknown as ActiveRuntimeInput[];
     expect(fold(activeRuntimeProjection, s, unknown)).toBe(s);
   });
 

@@ -104,7 +104,9 @@ function isStringArray(value: unknown): value is string[] {
 }
 
 function isNotice(value: unknown): value is RuntimeNotice {
-  return isRecord(value) && (value["kind"] === "model-fallback" || value["kind"] === "file-upgraded") && typeof value["message"] === "string";
+  return (
+    isRecord(value) && (value["kind"] === "model-fallback" || value["kind"] === "file-upgraded") && typeof value["message"] === "string"
+  );
 }
 
 function isModel(value: unknown): value is Model {
@@ -148,9 +150,21 @@ function applyWorkerSnapshot(draft: D, snapshot: RuntimeWorkerSnapshot): boolean
   field("steeringMode", snapshot.steeringMode, isString);
   field("followUpMode", snapshot.followUpMode, isString);
   field("activeToolNames", snapshot.activeToolNames, isStringArray);
-  field("contextUsage", snapshot.contextUsage, (v): v is ContextUsage | null => v === null || (isRecord(v) && typeof v["contextWindow"] === "number"));
-  field("slashCommands", snapshot.slashCommands, (v): v is SlashCommand[] => Array.isArray(v) && v.every((c) => isRecord(c) && typeof c["name"] === "string"));
-  field("queuedMessages", snapshot.queuedMessages, (v): v is QueuedMessages => isRecord(v) && isStringArray(v["steering"]) && isStringArray(v["followUp"]));
+  field(
+    "contextUsage",
+    snapshot.contextUsage,
+    (v): v is ContextUsage | null => v === null || (isRecord(v) && typeof v["contextWindow"] === "number"),
+  );
+  field(
+    "slashCommands",
+    snapshot.slashCommands,
+    (v): v is SlashCommand[] => Array.isArray(v) && v.every((c) => isRecord(c) && typeof c["name"] === "string"),
+  );
+  field(
+    "queuedMessages",
+    snapshot.queuedMessages,
+    (v): v is QueuedMessages => isRecord(v) && isStringArray(v["steering"]) && isStringArray(v["followUp"]),
+  );
   field("notices", snapshot.notices, (v): v is RuntimeNotice[] => Array.isArray(v) && v.every(isNotice));
   if (bad) draft.anomalies += 1;
   return changed;
@@ -181,7 +195,11 @@ function applySessionEvent(draft: D, event: RuntimeSessionEvent): boolean {
     case "tool_execution_end": {
       const id = event["toolCallId"];
       if (typeof id !== "string") return anomaly(draft);
-      return set(draft, "pendingToolCalls", draft.pendingToolCalls.filter((callId) => callId !== id));
+      return set(
+        draft,
+        "pendingToolCalls",
+        draft.pendingToolCalls.filter((callId) => callId !== id),
+      );
     }
     case "queue_update": {
       const steering = event["steering"];
@@ -249,7 +267,10 @@ function applyInput(draft: D, input: ActiveRuntimeInput): boolean {
         return true;
       }
       if (!isStringArray(input.lines)) return anomaly(draft);
-      const widget: ExtensionWidget = { lines: [...input.lines], placement: input.placement === "belowEditor" ? "belowEditor" : "aboveEditor" };
+      const widget: ExtensionWidget = {
+        lines: [...input.lines],
+        placement: input.placement === "belowEditor" ? "belowEditor" : "aboveEditor",
+      };
       if (jsonEqual(ui.widgets[input.key], widget)) return false;
       ui.widgets[input.key] = widget;
       return true;

@@ -24,7 +24,13 @@ import { selectTranscript, transcriptProjection, type TranscriptState } from "./
 export type { SessionDetail, SessionDetailSession } from "../domain/session-detail.ts";
 
 /** pi's `calculateContextTokens`: totalTokens, else the sum of the parts. */
-function usageTokens(usage: { totalTokens?: unknown; input?: unknown; output?: unknown; cacheRead?: unknown; cacheWrite?: unknown }): number {
+function usageTokens(usage: {
+  totalTokens?: unknown;
+  input?: unknown;
+  output?: unknown;
+  cacheRead?: unknown;
+  cacheWrite?: unknown;
+}): number {
   if (typeof usage.totalTokens === "number" && usage.totalTokens > 0) return usage.totalTokens;
   let sum = 0;
   for (const part of [usage.input, usage.output, usage.cacheRead, usage.cacheWrite]) {

@@ -35,7 +35,10 @@ const researchData = fc.oneof(
   fc.record({ kind: fc.constant("phase"), phase: fc.constantFrom("plan", "gather", "synthesize", "report") }),
   fc.record({
     kind: fc.constant("source"),
-    source: fc.record({ url: fc.constantFrom("https://a.example/x", "https://b.example/", "https://a.example/x/"), title: fc.string({ maxLength: 5 }) }),
+    source: fc.record({
+      url: fc.constantFrom("https://a.example/x", "https://b.example/", "https://a.example/x/"),
+      title: fc.string({ maxLength: 5 }),
+    }),
   }),
   fc.record({ kind: fc.constant("error"), message: fc.string({ minLength: 1, maxLength: 8 }) }),
 );
@@ -133,7 +136,12 @@ describe("session summary projection laws", () => {
         (s) => {
           const withUnknown = rebuild(sessionSummaryProjection, recordsOf(buildEntries(s, true)));
           const without = rebuild(sessionSummaryProjection, recordsOf(buildEntries(s, false)));
-          const strip = (st: typeof withUnknown) => ({ ...st, leafId: null, researchParents: {}, research: st.research && { ...st.research, lastEventId: "" } });
+          const strip = (st: typeof withUnknown) => ({
+            ...st,
+            leafId: null,
+            researchParents: {},
+            research: st.research && { ...st.research, lastEventId: "" },
+          });
           expect(strip(withUnknown)).toEqual(strip(without));
         },
       ),

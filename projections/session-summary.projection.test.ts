@@ -32,8 +32,7 @@ const research = (id: string, parentId: string | null, data: Record<string, unkn
   entry(id, parentId, { type: "custom", customType: RESEARCH_CUSTOM_TYPE, data: { version: 1, sessionId: SESSION_ID, ...data } });
 
 const FILE = { path: "/agent/sessions/--work-project--/s.jsonl", mtimeMs: 1_800_000_000_000 };
-const summarize = (records: LogRecord[]) =>
-  selectSessionSummary(rebuild(sessionSummaryProjection, records), FILE);
+const summarize = (records: LogRecord[]) => selectSessionSummary(rebuild(sessionSummaryProjection, records), FILE);
 
 describe("session summary projection", () => {
   it("is null for a file without a session header", () => {
@@ -67,7 +66,12 @@ describe("session summary projection", () => {
       entryRecord(user("u1", "m0", "", 1_000)),
       entryRecord(user("u2", "u1", "first real question", 2_000)),
       entryRecord(assistant("a1", "u2", "answer", 5_000)),
-      entryRecord(entry("t1", "a1", { type: "message", message: { role: "toolResult", toolCallId: "c", toolName: "read", content: [], isError: false, timestamp: 9_000 } })),
+      entryRecord(
+        entry("t1", "a1", {
+          type: "message",
+          message: { role: "toolResult", toolCallId: "c", toolName: "read", content: [], isError: false, timestamp: 9_000 },
+        }),
+      ),
       entryRecord(user("u3", "t1", "second question", 4_000)),
     ]);
     expect(summary?.messageCount).toBe(5);

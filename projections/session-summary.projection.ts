@@ -184,23 +184,15 @@ function isoOrUndefined(ms: number): string | undefined {
  * modification time, used for `modified` when the session has neither message times nor a valid header
  * time (as pi does).
  */
-export function selectSessionSummary(
-  state: SessionSummaryState,
-  file: { path: string; mtimeMs: number },
-): SessionSummary | null {
+export function selectSessionSummary(state: SessionSummaryState, file: { path: string; mtimeMs: number }): SessionSummary | null {
   const header = state.header;
   if (!header) return null;
   const created = Date.parse(header.timestamp);
   const modifiedMs =
-    state.lastActivityMs !== null && state.lastActivityMs > 0
-      ? state.lastActivityMs
-      : Number.isNaN(created)
-        ? file.mtimeMs
-        : created;
+    state.lastActivityMs !== null && state.lastActivityMs > 0 ? state.lastActivityMs : Number.isNaN(created) ? file.mtimeMs : created;
   const research = state.research ? summarizeResearch(state.research) : null;
   const firstMessage =
-    state.firstUserMessage ??
-    (research && research.objective ? truncateText(research.objective, FIRST_MESSAGE_LIMIT) : NO_MESSAGES);
+    state.firstUserMessage ?? (research && research.objective ? truncateText(research.objective, FIRST_MESSAGE_LIMIT) : NO_MESSAGES);
   const summary: SessionSummary = {
     id: header.id,
     path: file.path,

@@ -81,28 +81,32 @@ describe("sessionTreeProjection", () => {
 
   it("equals the reference model with later duplicate ids (the last occurrence wins, first position kept)", () => {
     fc.assert(
-      fc.property(v3SessionFileArb(options), fc.array(fc.tuple(fc.nat(), fc.nat(), fc.nat()), { minLength: 1, maxLength: 6 }), (file, dups) => {
-        const records = recordsOf(file);
-        const entries = entriesOf(records);
-        fc.pre(entries.length > 0);
-        const withDups: LogRecord[] = [...records];
-        for (const [which, parent, at] of dups) {
-          const original = entries[which % entries.length] as SessionEntry;
-          const parentPick = parent % (entries.length + 1);
-          const parentId = parentPick === entries.length ? null : (entries[parentPick] as SessionEntry).id;
-          const duplicate = { ...original, parentId, timestamp: "dup" } as SessionEntry;
-          withDups.splice(1 + (at % withDups.length), 0, { kind: "entry", line: 0, entry: duplicate });
-        }
-        const tree = rebuild(sessionTreeProjection, withDups);
-        const model = referenceTree(entriesOf(withDups));
-        expect(entryIds(tree)).toEqual(model.order);
-        expect(tree.roots).toEqual(model.roots);
-        for (const id of entryIds(tree)) expect(childrenOf(tree, id)).toEqual(model.children[id] ?? []);
-        expect(tree.leafId).toBe(model.leafId);
-        // incremental = rebuild holds with duplicates too
-        const half = Math.floor(withDups.length / 2);
-        expect(fold(sessionTreeProjection, rebuild(sessionTreeProjection, withDups.slice(0, half)), withDups.slice(half))).toEqual(tree);
-      }),
+      fc.property(
+        v3SessionFileArb(options),
+        fc.array(fc.tuple(fc.nat(), fc.nat(), fc.nat()), { minLength: 1, maxLength: 6 }),
+        (file, dups) => {
+          const records = recordsOf(file);
+          const entries = entriesOf(records);
+          fc.pre(entries.length > 0);
+          const withDups: LogRecord[] = [...records];
+          for (const [which, parent, at] of dups) {
+            const original = entries[which % entries.length] as SessionEntry;
+            const parentPick = parent % (entries.length + 1);
+            const parentId = parentPick === entries.length ? null : (entries[parentPick] as SessionEntry).id;
+            const duplicate = { ...original, parentId, timestamp: "dup" } as SessionEntry;
+            withDups.splice(1 + (at % withDups.length), 0, { kind: "entry", line: 0, entry: duplicate });
+          }
+          const tree = rebuild(sessionTreeProjection, withDups);
+          const model = referenceTree(entriesOf(withDups));
+          expect(entryIds(tree)).toEqual(model.order);
+          expect(tree.roots).toEqual(model.roots);
+          for (const id of entryIds(tree)) expect(childrenOf(tree, id)).toEqual(model.children[id] ?? []);
+          expect(tree.leafId).toBe(model.leafId);
+          // incremental = rebuild holds with duplicates too
+          const half = Math.floor(withDups.length / 2);
+          expect(fold(sessionTreeProjection, rebuild(sessionTreeProjection, withDups.slice(0, half)), withDups.slice(half))).toEqual(tree);
+        },
+      ),
     );
   });
 
@@ -147,7 +151,17 @@ describe("sessionTreeProjection", () => {
     fc.assert(
       fc.property(v3SessionFileArb(options), (file) => {
         const records = recordsOf(file);
-        const known = new Set(["message", "thinking_level_change", "model_change", "compaction", "branch_summary", "custom", "custom_message", "label", "session_info"]);
+        const known = new Set([
+          "message",
+          "thinking_level_change",
+          "model_change",
+          "compaction",
+          "branch_summary",
+          "custom",
+          "custom_message",
+          "label",
+          "session_info",
+        ]);
         const replaced = records.map((r): LogRecord => {
           if (r.kind !== "entry" || known.has(r.entry.type)) return r;
           const { id, parentId, timestamp } = r.entry;
@@ -162,24 +176,29 @@ describe("sessionTreeProjection", () => {
 
   it("a branch's path is unaffected by appends to another branch", () => {
     fc.assert(
-      fc.property(v3SessionFileArb(options), fc.nat(), fc.array(fc.tuple(fc.nat(), fc.constantFrom("custom", "x_future")), { minLength: 1, maxLength: 8 }), (file, pick, appends) => {
-        const records = recordsOf(file);
-        const tree = rebuild(sessionTreeProjection, records);
-        const ids = entryIds(tree);
-        fc.pre(ids.length > 0);
-        const target = ids[pick % ids.length] as string;
-        const before = pathTo(tree, target);
-        const onPath = new Set(before.map((e) => e.id));
-        const others = ids.filter((id) => !onPath.has(id));
-        const extra: LogRecord[] = appends.map(([p, type], i) => {
-          const parents = [...others, ...appends.slice(0, i).map((_, j) => `new${j}`)];
-          const parentId = parents.length === 0 ? null : (parents[p % parents.length] as string);
-          return { kind: "entry", line: 0, entry: { type, id: `new${i}`, parentId, timestamp: "t" } as SessionEntry };
-        });
-        const after = fold(sessionTreeProjection, tree, extra);
-        expect(pathTo(after, target)).toEqual(before);
-        expect(after.leafId).toBe(`new${appends.length - 1}`);
-      }),
+      fc.property(
+        v3SessionFileArb(options),
+        fc.nat(),
+        fc.array(fc.tuple(fc.nat(), fc.constantFrom("custom", "x_future")), { minLength: 1, maxLength: 8 }),
+        (file, pick, appends) => {
+          const records = recordsOf(file);
+          const tree = rebuild(sessionTreeProjection, records);
+          const ids = entryIds(tree);
+          fc.pre(ids.length > 0);
+          const target = ids[pick % ids.length] as string;
+          const before = pathTo(tree, target);
+          const onPath = new Set(before.map((e) => e.id));
+          const others = ids.filter((id) => !onPath.has(id));
+          const extra: LogRecord[] = appends.map(([p, type], i) => {
+            const parents = [...others, ...appends.slice(0, i).map((_, j) => `new${j}`)];
+            const parentId = parents.length === 0 ? null : (parents[p % parents.length] as string);
+            return { kind: "entry", line: 0, entry: { type, id: `new${i}`, parentId, timestamp: "t" } as SessionEntry };
+          });
+          const after = fold(sessionTreeProjection, tree, extra);
+          expect(pathTo(after, target)).toEqual(before);
+          expect(after.leafId).toBe(`new${appends.length - 1}`);
+        },
+      ),
     );
   });
 
@@ -195,11 +214,12 @@ describe("sessionTreeProjection", () => {
         expect(branch.at(-1)?.id).toBe(tree.leafId);
         expect(branch[0]?.parentId).toBeNull();
         branch.slice(1).forEach((e, i) => expect(e.parentId).toBe(branch[i]?.id));
-        for (const e of file.entries) if (e["type"] === "label" && typeof e["label"] === "string" && e["label"] !== "") {
-          // some label is set for every target whose latest label entry sets one
-          const latest = file.entries.filter((x) => x["type"] === "label" && x["targetId"] === e["targetId"]).at(-1);
-          expect(labelOf(tree, e["targetId"] as string)).toBe(latest?.["label"] || undefined);
-        }
+        for (const e of file.entries)
+          if (e["type"] === "label" && typeof e["label"] === "string" && e["label"] !== "") {
+            // some label is set for every target whose latest label entry sets one
+            const latest = file.entries.filter((x) => x["type"] === "label" && x["targetId"] === e["targetId"]).at(-1);
+            expect(labelOf(tree, e["targetId"] as string)).toBe(latest?.["label"] || undefined);
+          }
       }),
     );
   });
@@ -207,7 +227,13 @@ describe("sessionTreeProjection", () => {
   it("an append re-creates the same few objects at 2,000 and at 20,000 entries (O(1) state per append)", () => {
     const unsharedAfterAppend = (size: number) => {
       const chain = (i: number): SessionEntry =>
-        ({ type: "custom", customType: "x", id: `e${i}`, parentId: i === 0 ? null : [10, 20].includes(i) ? `e${i - 2}` : `e${i - 1}`, timestamp: "t" }) as SessionEntry;
+        ({
+          type: "custom",
+          customType: "x",
+          id: `e${i}`,
+          parentId: i === 0 ? null : [10, 20].includes(i) ? `e${i - 2}` : `e${i - 1}`,
+          timestamp: "t",
+        }) as SessionEntry;
       const records = Array.from({ length: size }, (_, i): LogRecord => ({ kind: "entry", line: i + 2, entry: chain(i) }));
       const before = rebuild(sessionTreeProjection, records);
       const appended = { type: "custom", customType: "x", id: "new", parentId: `e${size - 1}`, timestamp: "t" } as SessionEntry;

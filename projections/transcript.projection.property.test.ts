@@ -25,12 +25,21 @@ const asDraft = (state: ReturnType<typeof transcriptProjection.initial>): Transc
 type Json = Record<string, unknown>;
 const CALL_IDS = ["t1", "t2", "t3"] as const;
 const SECTIONS = ["Intro text.", "# Tools\nuse read", "# Tools\nuse grep", "## Rules\nbe brief", "### Notes\nnone"] as const;
-const TOOLS = [{ name: "read", description: "Read" }, { name: "bash", description: "Run" }, { name: "vision_agent", description: "See" }, { name: "read", description: "Read files" }];
+const TOOLS = [
+  { name: "read", description: "Read" },
+  { name: "bash", description: "Run" },
+  { name: "vision_agent", description: "See" },
+  { name: "read", description: "Read files" },
+];
 
 const body: fc.Arbitrary<Json> = fc.oneof(
   fc.string({ maxLength: 6 }).map((text) => ({ type: "message", message: { role: "user", content: text, timestamp: 1 } })),
   fc
-    .record({ text: fc.string({ maxLength: 6 }), calls: fc.array(fc.constantFrom(...CALL_IDS), { maxLength: 2 }), stop: fc.constantFrom("stop", "toolUse", "aborted", "error") })
+    .record({
+      text: fc.string({ maxLength: 6 }),
+      calls: fc.array(fc.constantFrom(...CALL_IDS), { maxLength: 2 }),
+      stop: fc.constantFrom("stop", "toolUse", "aborted", "error"),
+    })
     .map(({ text, calls, stop }) => ({
       type: "message",
       message: {
@@ -38,13 +47,37 @@ const body: fc.Arbitrary<Json> = fc.oneof(
         content: [{ type: "text", text }, ...calls.map((id) => ({ type: "toolCall", id, name: "edit", arguments: { path: "a.ts" } }))],
         provider: "faux",
         model: "faux-1",
-        usage: { input: 1, output: 2, cacheRead: 0, cacheWrite: 0, totalTokens: 3, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
+        usage: {
+          input: 1,
+          output: 2,
+          cacheRead: 0,
+          cacheWrite: 0,
+          totalTokens: 3,
+          cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+        },
         stopReason: stop,
         timestamp: 2,
       },
     })),
-  { weight: 2, arbitrary: fc.record({ id: fc.constantFrom(...CALL_IDS), isError: fc.boolean() }).map(({ id, isError }) => ({ type: "message", message: { role: "toolResult", toolCallId: id, toolName: "edit", content: [{ type: "text", text: `r-${id}` }], details: { diff: "+x" }, isError, timestamp: 3 } })) },
-  fc.constant({ type: "message", message: { role: "bashExecution", command: "ls", output: "a", exitCode: 0, cancelled: false, truncated: false, timestamp: 4 } }),
+  {
+    weight: 2,
+    arbitrary: fc.record({ id: fc.constantFrom(...CALL_IDS), isError: fc.boolean() }).map(({ id, isError }) => ({
+      type: "message",
+      message: {
+        role: "toolResult",
+        toolCallId: id,
+        toolName: "edit",
+        content: [{ type: "text", text: `r-${id}` }],
+        details: { diff: "+x" },
+        isError,
+        timestamp: 3,
+      },
+    })),
+  },
+  fc.constant({
+    type: "message",
+    message: { role: "bashExecution", command: "ls", output: "a", exitCode: 0, cancelled: false, truncated: false, timestamp: 4 },
+  }),
   fc.constant({ type: "model_change", provider: "faux", modelId: "faux-2" }),
   fc.constant({ type: "thinking_level_change", thinkingLevel: "high" }),
   fc.constant({ type: "compaction", summary: "sum", firstKeptEntryId: "x", tokensBefore: 10 }),
@@ -52,9 +85,11 @@ const body: fc.Arbitrary<Json> = fc.oneof(
   fc.constant({ type: "custom_message", customType: "notice", content: "n", display: true }),
   fc.constant({ type: "label", targetId: "x", label: "l" }),
   fc.constant({ type: "custom", customType: "todo", data: {} }),
-  fc
-    .record({ sections: fc.subarray([...SECTIONS]), tools: fc.subarray(TOOLS) })
-    .map(({ sections, tools }) => ({ type: "custom", customType: SYSTEM_PROMPT_CUSTOM_TYPE, data: { version: 1, prompt: sections.join("\n"), tools } })),
+  fc.record({ sections: fc.subarray([...SECTIONS]), tools: fc.subarray(TOOLS) }).map(({ sections, tools }) => ({
+    type: "custom",
+    customType: SYSTEM_PROMPT_CUSTOM_TYPE,
+    data: { version: 1, prompt: sections.join("\n"), tools },
+  })),
 );
 
 /** How an entry attaches: to the leaf, to an earlier entry, as a root, to a missing parent, or reusing an id. */
@@ -78,12 +113,18 @@ const logArb: fc.Arbitrary<LogRecord[]> = fc.array(fc.record({ body, attach }), 
     if (a.kind === "duplicate" && i > 0) id = ids[a.pick % i] as string;
     ids.push(id);
     leaf = id;
-    return { kind: "entry", line: i + 2, entry: { ...b, id, parentId, timestamp: `2026-01-01T00:00:${String(i % 60).padStart(2, "0")}.000Z` } as SessionEntry };
+    return {
+      kind: "entry",
+      line: i + 2,
+      entry: { ...b, id, parentId, timestamp: `2026-01-01T00:00:${String(i % 60).padStart(2, "0")}.000Z` } as SessionEntry,
+    };
   });
 });
 
 /** Logs from the shared session-log arbitrary too (decoded from text: noise, v3 trees, orphans). */
-const sharedLogArb: fc.Arbitrary<LogRecord[]> = v3SessionFileArb({ orphans: true, noise: true, maxEntries: 25 }).map((file) => decodeSessionText(file.text).records);
+const sharedLogArb: fc.Arbitrary<LogRecord[]> = v3SessionFileArb({ orphans: true, noise: true, maxEntries: 25 }).map(
+  (file) => decodeSessionText(file.text).records,
+);
 const anyLog = fc.oneof(logArb, sharedLogArb);
 
 const clone = (records: readonly LogRecord[]): LogRecord[] => structuredClone(records) as LogRecord[];
@@ -130,7 +171,8 @@ describe("transcript projection laws", () => {
         const deferred = transcriptProjection.initial();
         const bounds = [0, ...cuts.map((c) => c % (records.length + 1)).sort((a, b) => a - b), records.length];
         const copy = clone(records);
-        for (let i = 1; i < bounds.length; i++) transcriptProjection.applyBatch?.(asDraft(deferred), copy.slice(bounds[i - 1], bounds[i]), { defer: true });
+        for (let i = 1; i < bounds.length; i++)
+          transcriptProjection.applyBatch?.(asDraft(deferred), copy.slice(bounds[i - 1], bounds[i]), { defer: true });
         for (const _step of transcriptProjection.completeSteps?.(asDraft(deferred)) ?? []) {
           // each step leaves the state incomplete until the last one
         }
@@ -177,10 +219,17 @@ describe("transcript projection laws", () => {
         records.forEach((record, i) => {
           if (record.kind !== "entry") return;
           const entry = { ...record.entry } as SessionEntry;
-          if (typeof entry.parentId === "string" && Object.hasOwn(renamed, entry.parentId)) entry.parentId = renamed[entry.parentId] as string;
+          if (typeof entry.parentId === "string" && Object.hasOwn(renamed, entry.parentId))
+            entry.parentId = renamed[entry.parentId] as string;
           out.push({ ...record, entry });
           if (splice[i] === true && !seen.has(entry.id)) {
-            const unknown = { type: "x_future_entry", id: `u${i}`, parentId: entry.id, timestamp: entry.timestamp, payload: { a: 1 } } as unknown as SessionEntry;
+            const unknown = {
+              type: "x_future_entry",
+              id: `u${i}`,
+              parentId: entry.id,
+              timestamp: entry.timestamp,
+              payload: { a: 1 },
+            } as unknown as SessionEntry;
             out.push({ kind: "entry", line: 0, entry: unknown });
             renamed[entry.id] = unknown.id;
           }
@@ -204,8 +253,22 @@ describe("transcript projection laws", () => {
         const leaf = before.tree.leafId as string;
         const branchFrom = (entries[pick % entries.length] as SessionEntry).id;
         // grow another branch from an earlier entry, then come back with a user message under the old leaf
-        const detour: LogRecord[] = others.map((b, i) => ({ kind: "entry", line: 0, entry: { ...b, id: `o${i}`, parentId: i === 0 ? branchFrom : `o${i - 1}`, timestamp: "t" } as SessionEntry }));
-        const back: LogRecord = { kind: "entry", line: 0, entry: { type: "message", id: "back", parentId: leaf, timestamp: "t", message: { role: "user", content: "back", timestamp: 9 } } as SessionEntry };
+        const detour: LogRecord[] = others.map((b, i) => ({
+          kind: "entry",
+          line: 0,
+          entry: { ...b, id: `o${i}`, parentId: i === 0 ? branchFrom : `o${i - 1}`, timestamp: "t" } as SessionEntry,
+        }));
+        const back: LogRecord = {
+          kind: "entry",
+          line: 0,
+          entry: {
+            type: "message",
+            id: "back",
+            parentId: leaf,
+            timestamp: "t",
+            message: { role: "user", content: "back", timestamp: 9 },
+          } as SessionEntry,
+        };
         const after = fold(transcriptProjection, fold(transcriptProjection, before, detour), [back]);
         const direct = fold(transcriptProjection, before, [back]);
         expect(selectTranscript(after)).toEqual(selectTranscript(direct));

@@ -19,7 +19,20 @@ type Json = Record<string, unknown>;
 
 /** Counts straight from the raw JSON lines (the v1 fixtures are linear, so the active branch is the whole file). */
 function independentCounts(text: string): Record<string, number> {
-  const counts: Record<string, number> = { user: 0, assistant: 0, custom: 0, tool: 0, toolError: 0, toolPending: 0, orphan: 0, bash: 0, model_change: 0, thinking_level_change: 0, compaction: 0, branch_summary: 0 };
+  const counts: Record<string, number> = {
+    user: 0,
+    assistant: 0,
+    custom: 0,
+    tool: 0,
+    toolError: 0,
+    toolPending: 0,
+    orphan: 0,
+    bash: 0,
+    model_change: 0,
+    thinking_level_change: 0,
+    compaction: 0,
+    branch_summary: 0,
+  };
   const open = new Set<string>();
   for (const line of text.split("\n").slice(1)) {
     if (line.trim() === "") continue;
@@ -55,7 +68,20 @@ function independentCounts(text: string): Record<string, number> {
 }
 
 function projectedCounts(entries: readonly TranscriptEntry[]): Record<string, number> {
-  const counts: Record<string, number> = { user: 0, assistant: 0, custom: 0, tool: 0, toolError: 0, toolPending: 0, orphan: 0, bash: 0, model_change: 0, thinking_level_change: 0, compaction: 0, branch_summary: 0 };
+  const counts: Record<string, number> = {
+    user: 0,
+    assistant: 0,
+    custom: 0,
+    tool: 0,
+    toolError: 0,
+    toolPending: 0,
+    orphan: 0,
+    bash: 0,
+    model_change: 0,
+    thinking_level_change: 0,
+    compaction: 0,
+    branch_summary: 0,
+  };
   const bump = (key: string) => (counts[key] = (counts[key] ?? 0) + 1);
   for (const entry of entries) {
     if (entry.type === "message") bump(entry.role);
@@ -106,7 +132,9 @@ describe("transcript projection on the real fixtures", () => {
   it("surfaces edit diffs and keeps the compactions' first kept entry ids", () => {
     const file = fixtureFiles.find((f) => f.includes("compaction"));
     if (file === undefined) throw new Error("compaction fixture missing");
-    const transcript = selectTranscript(rebuild(transcriptProjection, decodeSessionText(fs.readFileSync(path.join(FIXTURES, file), "utf8")).records));
+    const transcript = selectTranscript(
+      rebuild(transcriptProjection, decodeSessionText(fs.readFileSync(path.join(FIXTURES, file), "utf8")).records),
+    );
     const ids = new Set(transcript.map((e) => e.id));
     const compactions = transcript.filter((e) => e.type === "compaction");
     expect(compactions.length).toBe(2);
@@ -118,8 +146,13 @@ describe("transcript projection on the real fixtures", () => {
 });
 
 const T = "2026-01-01T00:00:00.000Z";
-const rec = (entry: Record<string, unknown>, line = 0): LogRecord => ({ kind: "entry", line, entry: { timestamp: T, ...entry } as SessionEntry });
-const userRec = (id: string, parentId: string | null, text: string) => rec({ type: "message", id, parentId, message: { role: "user", content: text, timestamp: 1 } });
+const rec = (entry: Record<string, unknown>, line = 0): LogRecord => ({
+  kind: "entry",
+  line,
+  entry: { timestamp: T, ...entry } as SessionEntry,
+});
+const userRec = (id: string, parentId: string | null, text: string) =>
+  rec({ type: "message", id, parentId, message: { role: "user", content: text, timestamp: 1 } });
 const texts = (state: TranscriptState) => selectTranscript(state).map((e) => (e.type === "message" ? e.text : e.type));
 
 describe("transcript projection", () => {
@@ -134,8 +167,33 @@ describe("transcript projection", () => {
   });
 
   it("pairs a tool result that arrives in a later batch", () => {
-    const call = rec({ type: "message", id: "a1", parentId: null, message: { role: "assistant", content: [{ type: "toolCall", id: "t1", name: "read", arguments: { path: "x" } }], provider: "p", model: "m", usage: {}, stopReason: "toolUse", timestamp: 1 } });
-    const resultRec = rec({ type: "message", id: "r1", parentId: "a1", message: { role: "toolResult", toolCallId: "t1", toolName: "read", content: [{ type: "text", text: "ok" }], isError: false, timestamp: 2 } });
+    const call = rec({
+      type: "message",
+      id: "a1",
+      parentId: null,
+      message: {
+        role: "assistant",
+        content: [{ type: "toolCall", id: "t1", name: "read", arguments: { path: "x" } }],
+        provider: "p",
+        model: "m",
+        usage: {},
+        stopReason: "toolUse",
+        timestamp: 1,
+      },
+    });
+    const resultRec = rec({
+      type: "message",
+      id: "r1",
+      parentId: "a1",
+      message: {
+        role: "toolResult",
+        toolCallId: "t1",
+        toolName: "read",
+        content: [{ type: "text", text: "ok" }],
+        isError: false,
+        timestamp: 2,
+      },
+    });
     const pending = rebuild(transcriptProjection, [call]);
     expect(selectTranscript(pending)[1]).toMatchObject({ status: "pending" });
     const done = fold(transcriptProjection, pending, [resultRec]);
@@ -146,11 +204,20 @@ describe("transcript projection", () => {
 
   it("diffs system prompts against the previous snapshot of the active branch", () => {
     const s1 = systemPromptEntry({ id: "s1", parentId: null, timestamp: T }, "Base.\n# Tools\nx", [{ name: "read", description: "r" }]);
-    const s2 = systemPromptEntry({ id: "s2", parentId: "s1", timestamp: T }, "Base.\n# Tools\nx", [{ name: "read", description: "r" }, { name: "vision_agent", description: "v" }]);
+    const s2 = systemPromptEntry({ id: "s2", parentId: "s1", timestamp: T }, "Base.\n# Tools\nx", [
+      { name: "read", description: "r" },
+      { name: "vision_agent", description: "v" },
+    ]);
     const s3 = systemPromptEntry({ id: "s3", parentId: "s1", timestamp: T }, "Base.\n# Tools\ny", [{ name: "read", description: "r" }]);
-    const state = rebuild(transcriptProjection, [s1, s2, s3].map((entry) => ({ kind: "entry", line: 0, entry }) as LogRecord));
+    const state = rebuild(
+      transcriptProjection,
+      [s1, s2, s3].map((entry) => ({ kind: "entry", line: 0, entry }) as LogRecord),
+    );
     // s3 branches from s1: its diff is against s1, not against s2 (another branch)
-    expect(selectTranscript(state).map((e) => e.type === "system" && e.code)).toEqual(["system prompt: 2 sections, 1 tool", "sections changed: Tools"]);
+    expect(selectTranscript(state).map((e) => e.type === "system" && e.code)).toEqual([
+      "system prompt: 2 sections, 1 tool",
+      "sections changed: Tools",
+    ]);
   });
 
   it("counts malformed records, ignores headers and unusable ids", () => {
@@ -190,7 +257,9 @@ describe("transcript projection", () => {
   it("an append re-creates the same few objects at 2,000 and at 20,000 entries (O(1) state per append)", () => {
     const unsharedAfterAppend = (size: number) => {
       // a chain with three side branches near the root, then one entry appended to the leaf in its own batch
-      const records = Array.from({ length: size }, (_, i) => userRec(`u${i}`, i === 0 ? null : [10, 20, 30].includes(i) ? `u${i - 2}` : `u${i - 1}`, `m${i}`));
+      const records = Array.from({ length: size }, (_, i) =>
+        userRec(`u${i}`, i === 0 ? null : [10, 20, 30].includes(i) ? `u${i - 2}` : `u${i - 1}`, `m${i}`),
+      );
       const before = rebuild(transcriptProjection, records);
       const after = fold(transcriptProjection, before, [userRec("new", `u${size - 1}`, "last")]);
       expect(selectTranscript(after).at(-1)).toMatchObject({ id: "new", text: "last" });

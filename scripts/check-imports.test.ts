@@ -21,11 +21,13 @@ const cleanTree = {
   "domain/tree.ts": 'import type { E } from "./entry.ts";\nexport const size = (e: E[]) => e.length;\n',
   "domain/tree.test.ts": 'import fs from "node:fs";\nimport { size } from "./tree.ts";\nimport "../test/arbitraries.ts";\n',
   "projections/summary.projection.ts": 'import { produce } from "immer";\nimport { size } from "../domain/tree.ts";\n',
-  "adapters/store.ts": 'import Database from "better-sqlite3";\nimport "../projections/summary.projection.ts";\nimport "../migrations/001-init.ts";\n',
+  "adapters/store.ts":
+    'import Database from "better-sqlite3";\nimport "../projections/summary.projection.ts";\nimport "../migrations/001-init.ts";\n',
   "api/app.ts": 'import Fastify from "fastify";\nimport "../adapters/store.ts";\nimport "../extensions/research/index.ts";\n',
   "extensions/research/index.ts": 'import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";\nimport "../../domain/tree.ts";\n',
   "migrations/001-init.ts": 'import type { Kysely } from "kysely";\n',
-  "web/src/App.vue": '<template><p>{{ n }}</p></template>\n<script setup lang="ts">\nimport { size } from "../../domain/tree.ts";\nconst n = size([]);\n</script>\n',
+  "web/src/App.vue":
+    '<template><p>{{ n }}</p></template>\n<script setup lang="ts">\nimport { size } from "../../domain/tree.ts";\nconst n = size([]);\n</script>\n',
   "web/src/main.ts": 'import { createApp } from "vue";\nimport App from "./App.vue";\n',
   "test/arbitraries.ts": 'import "../adapters/store.ts";\nimport "../api/app.ts";\n',
   "scripts/tool.mjs": 'import fs from "node:fs";\nawait import("../api/app.ts");\n',
@@ -131,7 +133,9 @@ describe("parseImports", () => {
 describe("the command line", () => {
   it("exits 1 and names the file when a rule is broken", () => {
     const script = path.join(path.dirname(fileURLToPath(import.meta.url)), "check-imports.ts");
-    const bad = spawnSync(process.execPath, ["--import", "tsx", script, tree({ "domain/a.ts": 'import "node:fs";\n' })], { encoding: "utf8" });
+    const bad = spawnSync(process.execPath, ["--import", "tsx", script, tree({ "domain/a.ts": 'import "node:fs";\n' })], {
+      encoding: "utf8",
+    });
     expect(bad.status).toBe(1);
     expect(bad.stdout).toContain("domain/a.ts:1");
   });

@@ -4,6 +4,7 @@
 //   vue-tsc (web)  vue-tsc --noEmit -p web/tsconfig.json
 //   eslint         eslint . (flat config: eslint.config.js)
 //   import layers  scripts/check-imports.ts (layer rules and import cycles)
+//   prettier       prettier --check on the code (.prettierrc.json; `npm run format` writes it)
 // `npm run check -- eslint tsc` runs only the named checks (matched by prefix).
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -17,11 +18,53 @@ const bin = (file) => path.join(root, "node_modules", file);
 const checkout = createHash("sha256").update(root).digest("hex").slice(0, 12);
 const cache = (file) => path.join(root, "node_modules", ".cache", "leyline-check", checkout, file);
 
+/** What the formatter owns: the code (Markdown, fixtures and the lock file are left as written; .prettierignore). */
+const FORMATTED = ["**/*.{ts,mts,js,mjs,vue,css}"];
+
 const CHECKS = [
-  { name: "tsc (server)", args: [bin("typescript/bin/tsc"), "-p", "tsconfig.json", "--noEmit", "--pretty", "false", "--incremental", "--tsBuildInfoFile", cache("server.tsbuildinfo")] },
-  { name: "vue-tsc (web)", args: [bin("vue-tsc/bin/vue-tsc.js"), "--noEmit", "-p", "web/tsconfig.json", "--pretty", "false", "--incremental", "--tsBuildInfoFile", cache("web.tsbuildinfo")] },
+  {
+    name: "tsc (server)",
+    args: [
+      bin("typescript/bin/tsc"),
+      "-p",
+      "tsconfig.json",
+      "--noEmit",
+      "--pretty",
+      "false",
+      "--incremental",
+      "--tsBuildInfoFile",
+      cache("server.tsbuildinfo"),
+    ],
+  },
+  {
+    name: "vue-tsc (web)",
+    args: [
+      bin("vue-tsc/bin/vue-tsc.js"),
+      "--noEmit",
+      "-p",
+      "web/tsconfig.json",
+      "--pretty",
+      "false",
+      "--incremental",
+      "--tsBuildInfoFile",
+      cache("web.tsbuildinfo"),
+    ],
+  },
   { name: "eslint", args: [bin("eslint/bin/eslint.js"), "--cache", "--cache-location", cache("eslint/"), "."] },
   { name: "import layers", args: ["--import", "tsx", "scripts/check-imports.ts"] },
+  {
+    name: "prettier",
+    args: [
+      bin("prettier/bin/prettier.cjs"),
+      "--check",
+      "--log-level",
+      "warn",
+      "--cache",
+      "--cache-location",
+      cache("prettier"),
+      ...FORMATTED,
+    ],
+  },
 ];
 
 function run(check) {

@@ -28,7 +28,10 @@ function staticClosure(manifest, key, seen = new Set()) {
 }
 
 /** Builds web/ into `outDir` and measures its chunks. */
-export async function measureClient({ outDir = fs.mkdtempSync(path.join(os.tmpdir(), "leyline-client-budget-")), budgetBytes = DEFAULT_BUDGET_BYTES } = {}) {
+export async function measureClient({
+  outDir = fs.mkdtempSync(path.join(os.tmpdir(), "leyline-client-budget-")),
+  budgetBytes = DEFAULT_BUDGET_BYTES,
+} = {}) {
   const { build } = await import("vite");
   const started = Date.now();
   await build({
@@ -92,9 +95,11 @@ async function main(argv) {
   } else {
     console.log(`Initial JavaScript (entry + static imports), gzip -9:`);
     for (const c of result.initial) console.log(`  ${c.file.padEnd(44)} ${kb(c.bytes).padStart(10)} → ${kb(c.gzipBytes).padStart(9)}`);
-    for (const c of result.initialCss) console.log(`  ${c.file.padEnd(44)} ${kb(c.bytes).padStart(10)} → ${kb(c.gzipBytes).padStart(9)}  (CSS, not counted)`);
+    for (const c of result.initialCss)
+      console.log(`  ${c.file.padEnd(44)} ${kb(c.bytes).padStart(10)} → ${kb(c.gzipBytes).padStart(9)}  (CSS, not counted)`);
     console.log(`Lazy chunks (${result.lazy.length}, ${kb(result.lazyGzipBytes)} gzipped in all):`);
-    for (const c of result.lazy.slice(0, 12)) console.log(`  ${c.file.padEnd(44)} ${kb(c.bytes).padStart(10)} → ${kb(c.gzipBytes).padStart(9)}`);
+    for (const c of result.lazy.slice(0, 12))
+      console.log(`  ${c.file.padEnd(44)} ${kb(c.bytes).padStart(10)} → ${kb(c.gzipBytes).padStart(9)}`);
     console.log(
       `Initial JS: ${kb(result.initialGzipBytes)} gzipped of a ${kb(result.budgetBytes)} budget — ${result.withinBudget ? "within budget" : "OVER BUDGET"} (build ${(result.buildMs / 1000).toFixed(1)} s)`,
     );

@@ -22,9 +22,7 @@ describe("the Node that runs Leyline", () => {
 
   it("is the installed one when an older Node starts the server", () => {
     const older = ["/usr/bin/node", "/usr/local/bin/node"].find(
-      (candidate) =>
-        fs.existsSync(candidate) &&
-        !isSupportedNode(execFileSync(candidate, ["--version"], { encoding: "utf8" }).trim()),
+      (candidate) => fs.existsSync(candidate) && !isSupportedNode(execFileSync(candidate, ["--version"], { encoding: "utf8" }).trim()),
     );
     if (older === undefined) return; // a machine whose only Node is recent: nothing to fall back from
     const chosen = execFileSync(

@@ -144,12 +144,16 @@ describe("decoder vs pi", () => {
 
   it("skips invalid JSON and blank lines like pi", () => {
     fc.assert(
-      fc.property(sessionFileArb({ maxEntries: 12 }), fc.array(fc.tuple(fc.nat(), fc.constantFrom("", "  ", "{oops", "not json ✗")), { maxLength: 5 }), (file, junk) => {
-        const lines = [...file.lines];
-        // never before the header: pi's header is the first parsed line either way, but keep line 1 valid
-        for (const [at, text] of junk) lines.splice(1 + (at % lines.length), 0, text);
-        compareWithPi(`${lines.join("\n")}\n`);
-      }),
+      fc.property(
+        sessionFileArb({ maxEntries: 12 }),
+        fc.array(fc.tuple(fc.nat(), fc.constantFrom("", "  ", "{oops", "not json ✗")), { maxLength: 5 }),
+        (file, junk) => {
+          const lines = [...file.lines];
+          // never before the header: pi's header is the first parsed line either way, but keep line 1 valid
+          for (const [at, text] of junk) lines.splice(1 + (at % lines.length), 0, text);
+          compareWithPi(`${lines.join("\n")}\n`);
+        },
+      ),
       { numRuns: 40 },
     );
   });

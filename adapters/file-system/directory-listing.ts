@@ -48,7 +48,14 @@ export async function listDirectory(dir: string, home: string): Promise<Director
     dirents = await fs.promises.readdir(dir, { withFileTypes: true });
   } catch (error) {
     const code = typeof error === "object" && error !== null && "code" in error ? String(error.code) : "";
-    const reason = code === "ENOENT" ? "No such directory" : code === "ENOTDIR" ? "Not a directory" : code === "EACCES" ? "Permission denied" : "Cannot read directory";
+    const reason =
+      code === "ENOENT"
+        ? "No such directory"
+        : code === "ENOTDIR"
+          ? "Not a directory"
+          : code === "EACCES"
+            ? "Permission denied"
+            : "Cannot read directory";
     throw new ServiceError("directory_unreadable", `${reason}: ${dir}`);
   }
   const directories: DirectoryEntry[] = [];

@@ -119,11 +119,7 @@ function below(folder: string): [string, string] {
 }
 
 /** The full checkpoint of one file, or null when there is none or it cannot be parsed (a cache miss). */
-export async function loadCheckpointBody(
-  db: Kysely<LeylineDatabase>,
-  scope: string,
-  path: string,
-): Promise<CheckpointBody | null> {
+export async function loadCheckpointBody(db: Kysely<LeylineDatabase>, scope: string, path: string): Promise<CheckpointBody | null> {
   const row = await db
     .selectFrom("projection_checkpoints")
     .selectAll()

@@ -103,8 +103,7 @@ export async function advanceFold(
   if (read.kind === "missing" || read.kind === "unchanged") return read;
   const base = read.kind === "appended" && usable !== null ? usable.states : null;
   const states = foldStates(projections, base, read.records, options.ownsPrevious === true);
-  const restart =
-    read.kind === "appended" ? null : previous !== null && usable === null ? "projections-changed" : read.reason;
+  const restart = read.kind === "appended" ? null : previous !== null && usable === null ? "projections-changed" : read.reason;
   return { kind: "advanced", restart, records: read.records.length, folded: { key, position: read.position, states } };
 }
 

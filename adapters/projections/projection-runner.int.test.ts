@@ -82,11 +82,7 @@ async function fullFold(file: string, version = 1): Promise<Record<string, unkno
 }
 
 async function storedStates(handle: LeylineDatabaseHandle, file: string): Promise<unknown> {
-  const row = await handle.db
-    .selectFrom("projection_checkpoints")
-    .select("states")
-    .where("path", "=", file)
-    .executeTakeFirstOrThrow();
+  const row = await handle.db.selectFrom("projection_checkpoints").select("states").where("path", "=", file).executeTakeFirstOrThrow();
   return JSON.parse(row.states);
 }
 
@@ -213,7 +209,12 @@ describe("session tail (in-memory projections of an opened session)", () => {
     expect(second.states["ids"]).toEqual({ ids: ["g0000001", "g0000002"] });
     expect(second.states).toEqual(await fullFold(file));
 
-    const next = firstValueFrom(tail.changes$.pipe(filter((s) => s.revision > second.revision), timeout(5000)));
+    const next = firstValueFrom(
+      tail.changes$.pipe(
+        filter((s) => s.revision > second.revision),
+        timeout(5000),
+      ),
+    );
     fs.appendFileSync(file, "oops\n"); // completes the torn line as invalid JSON
     void tail.refresh();
     const third = await next;
@@ -229,11 +230,19 @@ describe("session tail (in-memory projections of an opened session)", () => {
     const tail = openSessionTail(file, [idsProjection], { watch: true });
     const first = await firstValueFrom(tail.changes$);
     const appended = firstValueFrom(
-      tail.changes$.pipe(filter((s) => s.revision > first.revision), timeout(5000)),
+      tail.changes$.pipe(
+        filter((s) => s.revision > first.revision),
+        timeout(5000),
+      ),
     );
     fs.appendFileSync(file, userLine("x", "hhhh0000", "h0000009"));
     expect((await appended).states["ids"]).toEqual({ ids: ["hhhh0000", "h0000009"] });
-    const gone = firstValueFrom(tail.changes$.pipe(filter((s) => !s.exists), timeout(5000)));
+    const gone = firstValueFrom(
+      tail.changes$.pipe(
+        filter((s) => !s.exists),
+        timeout(5000),
+      ),
+    );
     fs.rmSync(file);
     expect((await gone).states["ids"]).toEqual({ ids: [] });
     tail.close();

@@ -82,11 +82,7 @@ export interface ProjectionRunner<Summary> {
    * missing files) in one transaction. `heads` are the checkpoints the caller knows (from `loadHeads` or
    * earlier outcomes). `forget` names files known to be gone: their checkpoints go in the same transaction.
    */
-  scan(
-    files: readonly ScanFile[],
-    heads: ReadonlyMap<string, CheckpointHead>,
-    forget?: readonly string[],
-  ): Promise<ScanOutcome<Summary>[]>;
+  scan(files: readonly ScanFile[], heads: ReadonlyMap<string, CheckpointHead>, forget?: readonly string[]): Promise<ScanOutcome<Summary>[]>;
   /**
    * `scan` without waiting for the checkpoint transaction: the outcomes are final once returned, `persisted`
    * settles when they are stored. Lets an index report ready before the cache write (a lost write costs only a
@@ -123,8 +119,7 @@ export function createProjectionRunner<Summary>(
   const concurrency = Math.max(1, options.concurrency ?? 8);
 
   let lastScanTimings = { foldMs: 0, writeMs: 0 };
-  const parseSummaryJson = (json: string | null): Summary | null =>
-    json === null ? null : (JSON.parse(json) as Summary);
+  const parseSummaryJson = (json: string | null): Summary | null => (json === null ? null : (JSON.parse(json) as Summary));
   const parseSummary = (head: CheckpointHead): Summary | null => parseSummaryJson(head.summaryJson);
 
   async function scanOne(

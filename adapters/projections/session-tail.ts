@@ -57,11 +57,7 @@ export interface SessionTailOptions {
   readonly slices?: Pick<SliceOptions, "sliceBytes" | "budgetMs">;
 }
 
-export function openSessionTail(
-  file: string,
-  projections: readonly AnyProjection[],
-  options: SessionTailOptions = {},
-): SessionTail {
+export function openSessionTail(file: string, projections: readonly AnyProjection[], options: SessionTailOptions = {}): SessionTail {
   assertDistinctNames(projections);
   const key = projectionKey(projections);
   const subject = new ReplaySubject<SessionTailSnapshot>(1);

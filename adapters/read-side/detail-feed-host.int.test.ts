@@ -23,7 +23,11 @@ function decode<T>(head: Uint8Array): { type: string; data: T } {
   return JSON.parse(Buffer.concat([Buffer.from(head), Buffer.from(',"seq":1}')]).toString("utf8")) as { type: string; data: T };
 }
 
-function host(options: Partial<Parameters<typeof createDetailFeedHost>[0]> = {}): { host: DetailFeedHost; messages: FeedMessage[]; next: (feed: number, type: FeedMessage["type"]) => Promise<FeedMessage> } {
+function host(options: Partial<Parameters<typeof createDetailFeedHost>[0]> = {}): {
+  host: DetailFeedHost;
+  messages: FeedMessage[];
+  next: (feed: number, type: FeedMessage["type"]) => Promise<FeedMessage>;
+} {
   const messages: FeedMessage[] = [];
   const waiters: Array<{ feed: number; type: string; resolve: (message: FeedMessage) => void }> = [];
   const created = createDetailFeedHost({
@@ -69,7 +73,7 @@ describe("detail feed host", () => {
     expect(data.session?.messageCount).toBe(3);
 
     fs.rmSync(file);
-    const gone = decode<SessionUnavailableData>((await next(1, "unavailable") as { head: Uint8Array }).head).data;
+    const gone = decode<SessionUnavailableData>(((await next(1, "unavailable")) as { head: Uint8Array }).head).data;
     expect(gone).toEqual({ sessionId: "aaaa-0001", reason: "gone", message: "The session file no longer exists" });
   });
 
@@ -83,7 +87,12 @@ describe("detail feed host", () => {
     const detail = JSON.parse(Buffer.concat(first.json.map((part) => Buffer.from(part))).toString("utf8")) as SessionDetail;
     expect(detail.session.id).toBe("bbbb-0001");
     expect(detail.entries).toHaveLength(1);
-    expect(await feeds.detail(file, first.version)).toEqual({ sessionId: "bbbb-0001", revision: first.revision, version: first.version, json: null });
+    expect(await feeds.detail(file, first.version)).toEqual({
+      sessionId: "bbbb-0001",
+      revision: first.revision,
+      version: first.version,
+      json: null,
+    });
     // A write just before the request is seen (the request reads the file, whatever the folder watch says).
     fs.appendFileSync(file, userLine("two", "bbbb0000", "bbbb0001"));
     const changed = await feeds.detail(file, first.version);
@@ -106,7 +115,9 @@ describe("detail feed host", () => {
     const { host: feeds, messages, next } = host({ slices: { sliceBytes: 16 * 1024, budgetMs: 0 } });
     feeds.open(7, file, "cccc-0001");
     const snapshot = await next(7, "snapshot");
-    const loading = messages.filter((m) => m.feed === 7 && m.type === "loading").map((m) => decode<SessionLoadingData>((m as { head: Uint8Array }).head).data);
+    const loading = messages
+      .filter((m) => m.feed === 7 && m.type === "loading")
+      .map((m) => decode<SessionLoadingData>((m as { head: Uint8Array }).head).data);
     expect(loading.length).toBeGreaterThan(3);
     expect(loading.map((l) => l.loadedBytes)).toEqual([...loading.map((l) => l.loadedBytes)].sort((a, b) => a - b));
     expect(loading.at(-1)?.totalBytes).toBe(fs.statSync(file).size);

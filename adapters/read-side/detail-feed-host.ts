@@ -202,7 +202,11 @@ export function createDetailFeedHost(options: DetailFeedHostOptions): DetailFeed
       markGone(file, snapshot.exists ? NOT_A_SESSION : MISSING);
       return;
     }
-    const detail = selectSessionDetail(snapshot.states, { path: file.file, mtimeMs: snapshot.mtimeMs, version: snapshot.stats.version }, cwdExists);
+    const detail = selectSessionDetail(
+      snapshot.states,
+      { path: file.file, mtimeMs: snapshot.mtimeMs, version: snapshot.stats.version },
+      cwdExists,
+    );
     if (detail === null) {
       markGone(file, NOT_A_SESSION);
       return;
@@ -248,7 +252,10 @@ export function createDetailFeedHost(options: DetailFeedHostOptions): DetailFeed
     }
     let markSettled: () => void = () => undefined;
     const settled = new Promise<void>((resolve) => (markSettled = resolve));
-    const tail = openSessionTail(path, DETAIL_PROJECTIONS, { watch: true, ...(options.slices !== undefined ? { slices: options.slices } : {}) });
+    const tail = openSessionTail(path, DETAIL_PROJECTIONS, {
+      watch: true,
+      ...(options.slices !== undefined ? { slices: options.slices } : {}),
+    });
     const file: FileFeed = {
       file: path,
       opening: ++openings,
@@ -282,7 +289,11 @@ export function createDetailFeedHost(options: DetailFeedHostOptions): DetailFeed
       if (fraction - file.lastProgress < PROGRESS_STEP) return;
       file.lastProgress = fraction;
       for (const [feed, sessionId] of file.feeds) {
-        options.send({ type: "loading", feed, head: encodeMessageHead("session_loading", { sessionId, loadedBytes: foldedBytes, totalBytes }) });
+        options.send({
+          type: "loading",
+          feed,
+          head: encodeMessageHead("session_loading", { sessionId, loadedBytes: foldedBytes, totalBytes }),
+        });
       }
     });
     trim();
@@ -339,7 +350,8 @@ export function createDetailFeedHost(options: DetailFeedHostOptions): DetailFeed
       const version = `${hostId}:${file.opening}:${state.revision}`;
       const answer = { sessionId: state.detail.session.id, revision: state.revision, version };
       if (known === version) return { ...answer, json: null };
-      if (file.json === null || file.json.revision !== state.revision) file.json = { revision: state.revision, parts: serializeDetail(state.detail) };
+      if (file.json === null || file.json.revision !== state.revision)
+        file.json = { revision: state.revision, parts: serializeDetail(state.detail) };
       return { ...answer, json: file.json.parts };
     },
     openFiles: () => files.size,

@@ -28,7 +28,8 @@ port.on("message", (request: DetailWorkerRequest) => {
     case "detail":
       host.detail(request.file, request.known).then(
         (result) => send({ type: "detail", request: request.request, result }),
-        (error: unknown) => send({ type: "detail", request: request.request, result: null, error: error instanceof Error ? error.message : String(error) }),
+        (error: unknown) =>
+          send({ type: "detail", request: request.request, result: null, error: error instanceof Error ? error.message : String(error) }),
       );
       return;
   }

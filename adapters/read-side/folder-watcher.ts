@@ -41,11 +41,7 @@ export interface FolderWatcherOptions {
   readonly collect?: (name: string) => boolean;
 }
 
-export function watchFolderTree(
-  rootPath: string,
-  onBatch: (batch: DirtyBatch) => void,
-  options: FolderWatcherOptions = {},
-): FolderWatcher {
+export function watchFolderTree(rootPath: string, onBatch: (batch: DirtyBatch) => void, options: FolderWatcherOptions = {}): FolderWatcher {
   const root = path.normalize(rootPath);
   const coalesceMs = options.coalesceMs ?? 25;
   const ignore = options.ignore ?? (() => false);

@@ -8,13 +8,16 @@ describe("the session index's work queue", () => {
     const runs: string[][] = [];
     let running = 0;
     let overlapped = false;
-    const queue = createIndexWorkQueue(async (paths, folders) => {
-      running++;
-      if (running > 1) overlapped = true;
-      runs.push([...paths, ...folders].sort());
-      await new Promise((resolve) => setTimeout(resolve, 5));
-      running--;
-    }, () => undefined);
+    const queue = createIndexWorkQueue(
+      async (paths, folders) => {
+        running++;
+        if (running > 1) overlapped = true;
+        runs.push([...paths, ...folders].sort());
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        running--;
+      },
+      () => undefined,
+    );
     const early = queue.enqueue(batch(["/a"]));
     const early2 = queue.enqueue(batch(["/b"], ["/f"]));
     await new Promise((resolve) => setTimeout(resolve, 10));
@@ -32,10 +35,13 @@ describe("the session index's work queue", () => {
   it("runs the first pass before queued work, reports a batch's error and goes on", async () => {
     const order: string[] = [];
     const errors: unknown[] = [];
-    const queue = createIndexWorkQueue(async (paths) => {
-      if (paths.has("/bad")) throw new Error("bad batch");
-      order.push([...paths].join(","));
-    }, (error) => errors.push(error));
+    const queue = createIndexWorkQueue(
+      async (paths) => {
+        if (paths.has("/bad")) throw new Error("bad batch");
+        order.push([...paths].join(","));
+      },
+      (error) => errors.push(error),
+    );
     queue.open();
     const first = queue.runFirst(async () => {
       order.push("first");
@@ -48,7 +54,10 @@ describe("the session index's work queue", () => {
   });
 
   it("refuses work that waits for a start that failed", async () => {
-    const queue = createIndexWorkQueue(async () => undefined, () => undefined);
+    const queue = createIndexWorkQueue(
+      async () => undefined,
+      () => undefined,
+    );
     const waiting = queue.enqueue(batch(["/a"]));
     queue.refuse(new Error("no database"));
     await expect(waiting).rejects.toThrow("no database");

@@ -4,11 +4,7 @@
  */
 import type { Kysely } from "kysely";
 import type { SessionSummary } from "../../domain/session-summary.ts";
-import {
-  selectSessionSummary,
-  sessionSummaryProjection,
-  type SessionSummaryState,
-} from "../../projections/session-summary.projection.ts";
+import { selectSessionSummary, sessionSummaryProjection, type SessionSummaryState } from "../../projections/session-summary.projection.ts";
 import type { LeylineDatabase } from "../sqlite/leyline-database.ts";
 import type { ProjectionSet } from "../projections/projection-runner.ts";
 import { createSessionIndex, type SessionIndex, type SessionIndexOptions } from "./session-index.ts";
@@ -19,8 +15,7 @@ export const SESSION_INDEX_SCOPE = "session-index";
 export const sessionSummarySet: ProjectionSet<SessionSummary> = {
   scope: SESSION_INDEX_SCOPE,
   projections: [sessionSummaryProjection],
-  summarize: (states, file) =>
-    selectSessionSummary(states[sessionSummaryProjection.name] as SessionSummaryState, file),
+  summarize: (states, file) => selectSessionSummary(states[sessionSummaryProjection.name] as SessionSummaryState, file),
 };
 
 /** Newest first by `modified` (ISO strings compare as times), then by path for a stable order. */
@@ -31,8 +26,7 @@ export function byModifiedDescending(a: SessionSummary, b: SessionSummary): numb
   return a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
 }
 
-export interface PiSessionIndexOptions
-  extends Omit<SessionIndexOptions<SessionSummary>, "set" | "sessionsDir" | "order" | "db"> {
+export interface PiSessionIndexOptions extends Omit<SessionIndexOptions<SessionSummary>, "set" | "sessionsDir" | "order" | "db"> {
   readonly db: Kysely<LeylineDatabase>;
   /** pi's agent dir (see `resolveAgentDir`). */
   readonly agentDir: string;

@@ -119,7 +119,8 @@ class DetailWorkerLink {
       this.worker = null;
       if (this.users === 0) return;
       // Open everything again on a new worker: subscribers get a fresh snapshot, requests are asked again.
-      for (const [feed, subscription] of this.subscriptions) this.post({ type: "open", feed, file: subscription.file, sessionId: subscription.sessionId });
+      for (const [feed, subscription] of this.subscriptions)
+        this.post({ type: "open", feed, file: subscription.file, sessionId: subscription.sessionId });
       for (const [request, pending] of this.requests) this.post({ type: "detail", request, file: pending.file });
       // (asked again without `known`: the new worker's versions are new)
     });

@@ -159,11 +159,7 @@ describe("session index", () => {
     expect(index.list().map((x) => x.id)).toEqual(["0ld0-0001"]);
     await index.idle();
     const reader = await openLeylineDatabase({ dataDir: s.dataDir });
-    const rows = await reader.db
-      .selectFrom("projection_checkpoints")
-      .select("path")
-      .where("scope", "=", SESSION_INDEX_SCOPE)
-      .execute();
+    const rows = await reader.db.selectFrom("projection_checkpoints").select("path").where("scope", "=", SESSION_INDEX_SCOPE).execute();
     await reader.close();
     expect(rows.map((r) => path.basename(r.path))).toEqual(["old.jsonl"]);
   });

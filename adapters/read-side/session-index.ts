@@ -165,7 +165,11 @@ export function createSessionIndex<Summary>(options: SessionIndexOptions<Summary
       if (stamp !== null) files.push({ path: file, stamp });
       else if (isKnownFile(state, file)) gone.push(file);
     }
-    const scanned = await runner.scanDeferred(files, state.heads, gone.filter((p) => state.heads.has(p)));
+    const scanned = await runner.scanDeferred(
+      files,
+      state.heads,
+      gone.filter((p) => state.heads.has(p)),
+    );
     const outcomes: ScanOutcome<Summary>[] = scanned.outcomes;
     for (const file of gone) outcomes.push({ kind: "removed", path: file });
     const { upserted, removed } = applyScanOutcomes(state, outcomes);

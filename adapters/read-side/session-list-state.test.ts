@@ -18,12 +18,20 @@ const folded = (path: string, summary: Row | null): ScanOutcome<Row> => ({
   restart: null,
   records: 1,
 });
-const kept = (path: string, summary: Row | null): ScanOutcome<Row> => ({ kind: "kept", path, head: head(path, summary === null ? null : JSON.stringify(summary)), summary });
+const kept = (path: string, summary: Row | null): ScanOutcome<Row> => ({
+  kind: "kept",
+  path,
+  head: head(path, summary === null ? null : JSON.stringify(summary)),
+  summary,
+});
 
 describe("the session list state", () => {
   it("lists new files once, a changed summary again, and an equal one not at all", () => {
     const state = emptySessionListState<Row>();
-    expect(applyScanOutcomes(state, [folded("/s/b.jsonl", { id: "b" }), folded("/s/a.jsonl", { id: "a" })])).toEqual({ upserted: [{ id: "b" }, { id: "a" }], removed: [] });
+    expect(applyScanOutcomes(state, [folded("/s/b.jsonl", { id: "b" }), folded("/s/a.jsonl", { id: "a" })])).toEqual({
+      upserted: [{ id: "b" }, { id: "a" }],
+      removed: [],
+    });
     expect(applyScanOutcomes(state, [kept("/s/a.jsonl", { id: "a" })])).toEqual({ upserted: [], removed: [] });
     expect(applyScanOutcomes(state, [folded("/s/a.jsonl", { id: "a2" })])).toEqual({ upserted: [{ id: "a2" }], removed: [] });
     expect(listSummaries(state)).toEqual([{ id: "a2" }, { id: "b" }]);

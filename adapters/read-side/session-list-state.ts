@@ -40,7 +40,10 @@ export function isKnownFile(state: SessionListState<unknown>, file: string): boo
 }
 
 /** Folds a scan's outcomes into `state` (mutated) and returns what changed for subscribers. */
-export function applyScanOutcomes<Summary>(state: SessionListState<Summary>, outcomes: readonly ScanOutcome<Summary>[]): ListChange<Summary> {
+export function applyScanOutcomes<Summary>(
+  state: SessionListState<Summary>,
+  outcomes: readonly ScanOutcome<Summary>[],
+): ListChange<Summary> {
   const upserted: Summary[] = [];
   const removed: string[] = [];
   for (const outcome of outcomes) {

@@ -52,12 +52,16 @@ describe("InProcessWorkerClient", () => {
     const confirm = await rec.waitFor(uiRequest("confirm"));
     if (confirm.type !== "extension_ui" || confirm.request.method !== "confirm") throw new Error("expected a confirm");
     expect(confirm.request).toMatchObject({ title: "Proceed?", message: "Really proceed?", timeoutMs: null });
-    expect(await client.request("extensionUiReply", { requestId: confirm.request.requestId, confirmed: true })).toEqual({ delivered: true });
+    expect(await client.request("extensionUiReply", { requestId: confirm.request.requestId, confirmed: true })).toEqual({
+      delivered: true,
+    });
     await rec.waitFor((m) => m.type === "extension_ui" && m.request.method === "notify" && m.request.message === "confirmed:true");
     await rec.waitFor((m) => m.type === "extension_ui" && m.request.method === "dismiss" && m.request.reason === "timeout");
     await rec.waitFor((m) => m.type === "extension_ui" && m.request.method === "setStatus" && m.request.text === "quick:false");
     // a second reply to the same request is not delivered
-    expect(await client.request("extensionUiReply", { requestId: confirm.request.requestId, confirmed: false })).toEqual({ delivered: false });
+    expect(await client.request("extensionUiReply", { requestId: confirm.request.requestId, confirmed: false })).toEqual({
+      delivered: false,
+    });
   });
 
   it("forks into a new file and keeps forwarding events and extension UI for the replacement session", async () => {
@@ -107,7 +111,10 @@ describe("InProcessWorkerClient", () => {
   it("writes the research marker for a new research session", async () => {
     const client = InProcessWorkerClient.start({ fauxScript: new FauxScript([{ text: "researching" }]) });
     clients.push(client);
-    const opened = await client.request("open", { new: { cwd: dirs.cwd, kind: "research" }, options: { agentDir: dirs.agentDir, faux: {} } });
+    const opened = await client.request("open", {
+      new: { cwd: dirs.cwd, kind: "research" },
+      options: { agentDir: dirs.agentDir, faux: {} },
+    });
     expect(opened.kind).toBe("research");
     await client.request("prompt", { text: "start", awaitCompletion: true });
     const lines = readCompleteJsonl((await client.request("snapshot", {})).sessionFile ?? "");
@@ -132,7 +139,9 @@ describe("InProcessWorkerClient", () => {
 
     const switched = await client.request("switchSession", { sessionFile: file });
     expect(switched.cancelled).toBe(false);
-    const ids = readCompleteJsonl(file).slice(1).map((line) => line["id"]);
+    const ids = readCompleteJsonl(file)
+      .slice(1)
+      .map((line) => line["id"]);
     expect(ids).toEqual(shownIds);
     expect(readCompleteJsonl(file)[0]).toMatchObject({ type: "session", version: 3 });
     const trash = path.join(dirs.agentDir, "leyline-trash");
@@ -148,7 +157,9 @@ describe("InProcessWorkerClient", () => {
     await expect(client.request("snapshot", {})).rejects.toThrow("no session is open (send open first)");
     const notSession = `${dirs.root}/not-a-session.jsonl`;
     (await import("node:fs")).writeFileSync(notSession, '{"hello":1}\n');
-    await expect(client.request("open", { sessionFile: notSession, options: { agentDir: dirs.agentDir } })).rejects.toThrow(/not a pi session header/);
+    await expect(client.request("open", { sessionFile: notSession, options: { agentDir: dirs.agentDir } })).rejects.toThrow(
+      /not a pi session header/,
+    );
     expect((await import("node:fs")).readFileSync(notSession, "utf8")).toBe('{"hello":1}\n');
     await client.request("open", { new: { cwd: dirs.cwd }, options: { agentDir: dirs.agentDir } });
     await expect(client.request("open", { new: { cwd: dirs.cwd } })).rejects.toThrow("a session is already open in this worker");

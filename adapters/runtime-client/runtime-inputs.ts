@@ -121,7 +121,7 @@ function settingsPaths(settingsFile: string, baseDir: string, home: string): str
 /** The folder and its ancestors, deepest first. */
 function ancestors(dir: string): string[] {
   const out: string[] = [];
-  for (let current = path.resolve(dir); ; ) {
+  for (let current = path.resolve(dir); ;) {
     out.push(current);
     const parent = path.dirname(current);
     if (parent === current) return out;

@@ -80,7 +80,10 @@ export function record(client: RuntimeWorkerClient): Recorder {
     const found = all.find(predicate);
     if (found) return Promise.resolve(found);
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`timed out waiting for a worker message (${predicate.toString().slice(0, 120)})`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`timed out waiting for a worker message (${predicate.toString().slice(0, 120)})`)),
+        timeoutMs,
+      );
       waiters.push({
         predicate,
         resolve: (message) => {
@@ -124,7 +127,8 @@ export function isTextDelta(message: WorkerNotification): boolean {
 }
 
 export function isEvent(type: string, extra?: (event: Record<string, unknown>) => boolean) {
-  return (message: WorkerNotification): boolean => message.type === "event" && message.event.type === type && (extra ? extra(message.event) : true);
+  return (message: WorkerNotification): boolean =>
+    message.type === "event" && message.event.type === type && (extra ? extra(message.event) : true);
 }
 
 /** Parses every complete line of a JSONL file (throws on a corrupt complete line); a torn last line is allowed. */

@@ -30,7 +30,10 @@ function tempDir(parent: string, prefix: string): string {
 }
 
 function cmdlineOf(pid: number): string[] {
-  return fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter((part) => part !== "");
+  return fs
+    .readFileSync(`/proc/${pid}/cmdline`, "utf8")
+    .split("\0")
+    .filter((part) => part !== "");
 }
 
 describe("ensureWorkerBundle", () => {
@@ -75,7 +78,9 @@ describe("ensureWorkerBundle", () => {
     fs.mkdirSync(path.join(src, "lib"));
     fs.writeFileSync(path.join(src, "lib", "where.ts"), "export const here = import.meta.url;\n");
     fs.writeFileSync(path.join(src, "entry.ts"), 'import { here } from "./lib/where.ts";\nconsole.log(here);\n');
-    expect(() => ensureWorkerBundle({ entry: path.join(src, "entry.ts"), cacheDir: path.join(src, "cache") })).toThrow(/reads import\.meta outside/);
+    expect(() => ensureWorkerBundle({ entry: path.join(src, "entry.ts"), cacheDir: path.join(src, "cache") })).toThrow(
+      /reads import\.meta outside/,
+    );
   });
 });
 
@@ -86,7 +91,10 @@ describe("forked workers from the bundle", () => {
 
   async function openIn(client: ForkedWorkerClient): Promise<string[]> {
     try {
-      const snapshot = await client.request("open", { new: { cwd: dirs.cwd }, options: { agentDir: dirs.agentDir, heartbeatMs: 0, faux: {} } });
+      const snapshot = await client.request("open", {
+        new: { cwd: dirs.cwd },
+        options: { agentDir: dirs.agentDir, heartbeatMs: 0, faux: {} },
+      });
       return snapshot.slashCommands.map((command) => command.name);
     } finally {
       await client.dispose();

@@ -222,7 +222,9 @@ export function workerEntry(): string {
   } catch (error) {
     if (!warned) {
       warned = true;
-      process.emitWarning(`Leyline: runtime workers start through tsx (no worker bundle: ${error instanceof Error ? error.message : String(error)})`);
+      process.emitWarning(
+        `Leyline: runtime workers start through tsx (no worker bundle: ${error instanceof Error ? error.message : String(error)})`,
+      );
     }
     return WORKER_SOURCE_ENTRY;
   }

@@ -7,7 +7,15 @@ import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FauxScript, type FauxTurn } from "../runtime-protocol/faux-script.ts";
 import type { RuntimeSnapshot } from "../runtime-protocol/runtime-protocol.ts";
-import { createRuntimeTestDirs, isEvent, isTextDelta, readCompleteJsonl, record, type RuntimeTestDirs, streamedReplies } from "./runtime-test-support.ts";
+import {
+  createRuntimeTestDirs,
+  isEvent,
+  isTextDelta,
+  readCompleteJsonl,
+  record,
+  type RuntimeTestDirs,
+  streamedReplies,
+} from "./runtime-test-support.ts";
 import { ForkedWorkerClient, type RuntimeWorkerClient, WorkerRequestError } from "./worker-client.ts";
 
 let dirs: RuntimeTestDirs;
@@ -58,11 +66,15 @@ describe("ForkedWorkerClient with a real pi runtime", () => {
     expect(snapshot.sessionFile).not.toBeNull();
     const lines = readCompleteJsonl(snapshot.sessionFile ?? "");
     expect(lines[0]).toMatchObject({ type: "session", id: snapshot.sessionId, cwd: dirs.cwd });
-    const messages = lines.filter((line) => line["type"] === "message").map((line) => line["message"] as { role: string; sections?: object });
+    const messages = lines
+      .filter((line) => line["type"] === "message")
+      .map((line) => line["message"] as { role: string; sections?: object });
     // pi 1.x stores the system prompt it sent (as sections) before the first user message.
     expect(messages.map((message) => message.role)).toEqual(["system", "user", "assistant"]);
     expect(Object.keys(messages[0]?.sections ?? {})).not.toEqual([]);
-    expect(path.dirname(snapshot.sessionFile ?? "")).toBe(path.join(dirs.agentDir, "sessions", `--${dirs.cwd.slice(1).replace(/\//g, "-")}--`));
+    expect(path.dirname(snapshot.sessionFile ?? "")).toBe(
+      path.join(dirs.agentDir, "sessions", `--${dirs.cwd.slice(1).replace(/\//g, "-")}--`),
+    );
     // generous bound: past it the client SIGKILLs and the exit is no longer code 0 (a loaded CI is slow to exit)
     await client.dispose({ timeoutMs: 20_000 });
     expect(client.exited).toMatchObject({ code: 0, expected: true });
@@ -128,8 +140,8 @@ describe("ForkedWorkerClient with a real pi runtime", () => {
         .filter((entry) => entry["type"] === "message")
         .map((entry) => entry["message"] as { role: string; content: unknown })
         .map((message) => `${message.role}:${typeof message.content === "string" ? message.content : JSON.stringify(message.content)}`);
-      const order = ["list files please", "marker-file.txt", "steer-msg now", "steered reply", "follow-msg later", "follow-up reply"].map((needle) =>
-        texts.findIndex((text) => text.includes(needle)),
+      const order = ["list files please", "marker-file.txt", "steer-msg now", "steered reply", "follow-msg later", "follow-up reply"].map(
+        (needle) => texts.findIndex((text) => text.includes(needle)),
       );
       expect(order.every((index) => index >= 0)).toBe(true);
       expect([...order].sort((a, b) => a - b)).toEqual(order);
@@ -142,7 +154,9 @@ describe("ForkedWorkerClient with a real pi runtime", () => {
       const second = await busy.request("setModel", { provider: "faux", modelId: "faux-2" });
       expect(second.model).toMatchObject({ provider: "faux", id: "faux-2", reasoning: false });
       expect(second.thinkingLevel).toBe("off");
-      expect(second.availableModels.map((model) => `${model.provider}/${model.id}`)).toEqual(expect.arrayContaining(["faux/faux-1", "faux/faux-2"]));
+      expect(second.availableModels.map((model) => `${model.provider}/${model.id}`)).toEqual(
+        expect.arrayContaining(["faux/faux-1", "faux/faux-2"]),
+      );
       await expect(busy.request("setModel", { provider: "faux", modelId: "nope" })).rejects.toThrow(/unknown model faux\/nope/);
       const entries = readCompleteJsonl(second.sessionFile ?? "");
       expect(entries.some((entry) => entry["type"] === "thinking_level_change" && entry["thinkingLevel"] === "high")).toBe(true);
@@ -160,8 +174,10 @@ describe("ForkedWorkerClient with a real pi runtime", () => {
       busy.sendRaw({ id: "bad-1", type: "setModel", provider: 5, modelId: "x" });
       busy.sendRaw({ id: "bad-2", type: "launchMissiles" });
       busy.sendRaw("garbage");
-      await busyRec.waitFor((m) => m.type === "protocol_error" && m.error.includes("bad-1") && m.error.includes("setModel.provider must be a string"));
-      await busyRec.waitFor((m) => m.type === "protocol_error" && m.error.includes("unknown request type \"launchMissiles\""));
+      await busyRec.waitFor(
+        (m) => m.type === "protocol_error" && m.error.includes("bad-1") && m.error.includes("setModel.provider must be a string"),
+      );
+      await busyRec.waitFor((m) => m.type === "protocol_error" && m.error.includes('unknown request type "launchMissiles"'));
       await busyRec.waitFor((m) => m.type === "fault" && m.kind === "protocol" && !m.fatal);
       const snapshot = await busy.request("snapshot", {});
       expect(snapshot.model?.id).toBe("faux-2");

@@ -128,10 +128,18 @@ export abstract class BaseWorkerClient implements RuntimeWorkerClient {
     this.transmit(message);
   }
 
-  async request<T extends RuntimeRequestType>(type: T, payload: RuntimePayload<T>, options: RequestOptions = {}): Promise<RuntimeResultMap[T]> {
+  async request<T extends RuntimeRequestType>(
+    type: T,
+    payload: RuntimePayload<T>,
+    options: RequestOptions = {},
+  ): Promise<RuntimeResultMap[T]> {
     if (this.exited) throw new WorkerRequestError(type, `worker ${this.id} has exited`, "exited");
     await this.ready.catch((error: unknown) => {
-      throw new WorkerRequestError(type, `worker ${this.id} never became ready: ${error instanceof Error ? error.message : String(error)}`, "not-ready");
+      throw new WorkerRequestError(
+        type,
+        `worker ${this.id} never became ready: ${error instanceof Error ? error.message : String(error)}`,
+        "not-ready",
+      );
     });
     const long = type === "prompt" && (payload as { awaitCompletion?: unknown }).awaitCompletion === true;
     const timeoutMs = options.timeoutMs ?? (long ? 600_000 : 60_000);
@@ -221,7 +229,9 @@ export abstract class BaseWorkerClient implements RuntimeWorkerClient {
     this.rejectReady(new Error(`worker exited (code ${code}, signal ${signal})`));
     for (const [id, pending] of this.pending) {
       if (pending.timer) clearTimeout(pending.timer);
-      pending.reject(new WorkerRequestError(pending.type, `worker exited during ${pending.type} (code ${code}, signal ${signal})`, "exited"));
+      pending.reject(
+        new WorkerRequestError(pending.type, `worker exited during ${pending.type} (code ${code}, signal ${signal})`, "exited"),
+      );
       this.pending.delete(id);
     }
     this.exitSubject.next(exit);
@@ -282,10 +292,11 @@ export class ForkedWorkerClient extends BaseWorkerClient {
       // The worker's tool processes go first: whoever reacts to the exit (recovery, shutdown) finds them gone.
       const tag = this.processTag;
       if (tag === null) this.markExited(code, signal);
-      else void killWorkerProcesses(tag).then(
-        () => this.markExited(code, signal),
-        () => this.markExited(code, signal),
-      );
+      else
+        void killWorkerProcesses(tag).then(
+          () => this.markExited(code, signal),
+          () => this.markExited(code, signal),
+        );
     });
   }
 

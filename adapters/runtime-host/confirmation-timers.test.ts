@@ -53,7 +53,9 @@ describe("confirmation timers", () => {
   it("a request becomes a pending confirmation stamped with the clock's time", () => {
     const h = harness();
     h.timers.requested(confirm("c1", 30_000));
-    expect(h.confirmations()).toEqual([{ id: "c1", title: "Deploy?", message: "Really deploy?", createdAt: h.clock.now(), expiresAt: h.clock.now() + 30_000 }]);
+    expect(h.confirmations()).toEqual([
+      { id: "c1", title: "Deploy?", message: "Really deploy?", createdAt: h.clock.now(), expiresAt: h.clock.now() + 30_000 },
+    ]);
     expect(h.timers.isPending("c1")).toBe(true);
   });
 

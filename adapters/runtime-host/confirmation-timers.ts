@@ -64,8 +64,17 @@ export function createConfirmationTimers(deps: ConfirmationTimersDeps): Confirma
     requested(request) {
       const now = deps.clock.now();
       const expiresAt = confirmationExpiry(now, request.timeoutMs, deps.defaultTimeoutMs);
-      deps.feed([{ type: "confirmationRequested", confirmation: { id: request.requestId, title: request.title, message: request.message, createdAt: now, expiresAt } }]);
-      if (expiresAt !== null) timers.set(request.requestId, deps.clock.schedule(expiresAt - now, () => expire(request.requestId)));
+      deps.feed([
+        {
+          type: "confirmationRequested",
+          confirmation: { id: request.requestId, title: request.title, message: request.message, createdAt: now, expiresAt },
+        },
+      ]);
+      if (expiresAt !== null)
+        timers.set(
+          request.requestId,
+          deps.clock.schedule(expiresAt - now, () => expire(request.requestId)),
+        );
     },
     dismissed(requestId, reason) {
       stopTimer(requestId);

@@ -81,7 +81,10 @@ describe("RuntimeHandle.editPrompt (in-process workers)", () => {
     const rec = recordHost(h);
     const handle = await h.open({ new: { cwd: dirs.cwd } });
     const idleWith = (count: number) => () =>
-      !handle.busy() && handle.sessionFile !== null && fs.existsSync(handle.sessionFile) && messageTexts(handle.sessionFile).length === count;
+      !handle.busy() &&
+      handle.sessionFile !== null &&
+      fs.existsSync(handle.sessionFile) &&
+      messageTexts(handle.sessionFile).length === count;
     await handle.prompt({ text: "first question" });
     await rec.until(idleWith(2), "first turn");
     await handle.prompt({ text: "second question" });
@@ -90,7 +93,9 @@ describe("RuntimeHandle.editPrompt (in-process workers)", () => {
     const originalBytes = fs.readFileSync(file);
     const original = messageLine(file, "user", "first question");
 
-    const active = await handle.editPrompt(String(original["id"]), "edited question", [{ type: "image", data: PNG_1X1, mimeType: "image/png" }]);
+    const active = await handle.editPrompt(String(original["id"]), "edited question", [
+      { type: "image", data: PNG_1X1, mimeType: "image/png" },
+    ]);
     expect(active.id).toBe(handle.sessionId);
     await rec.until(idleWith(6), "edited turn");
 
@@ -105,7 +110,12 @@ describe("RuntimeHandle.editPrompt (in-process workers)", () => {
     expect(reply["parentId"]).toBe(edited["id"]);
     expect(activeBranchIds(fs.readFileSync(file)).at(-1)).toBe(reply["id"]);
     expect(branchTexts(file)).toEqual(["user:edited question", "assistant:edited answer"]);
-    expect(messageTexts(file).slice(0, 4)).toEqual(["user:first question", "assistant:first answer", "user:second question", "assistant:second answer"]);
+    expect(messageTexts(file).slice(0, 4)).toEqual([
+      "user:first question",
+      "assistant:first answer",
+      "user:second question",
+      "assistant:second answer",
+    ]);
 
     // pi's leaf stays on the new branch
     await handle.prompt({ text: "follow-up" });
@@ -127,7 +137,10 @@ describe("RuntimeHandle.editPrompt (in-process workers)", () => {
     // before anything is saved, no entry exists
     await expectStatus(handle.editPrompt("no-such-entry", "x"), 404);
     await handle.prompt({ text: "question" });
-    await rec.until(() => !handle.busy() && handle.sessionFile !== null && fs.existsSync(handle.sessionFile) && messageTexts(handle.sessionFile).length === 2);
+    await rec.until(
+      () =>
+        !handle.busy() && handle.sessionFile !== null && fs.existsSync(handle.sessionFile) && messageTexts(handle.sessionFile).length === 2,
+    );
     const file = handle.sessionFile ?? "";
     const before = fs.readFileSync(file);
     const user = String(messageLine(file, "user", "question")["id"]);
@@ -137,7 +150,11 @@ describe("RuntimeHandle.editPrompt (in-process workers)", () => {
     await expectStatus(handle.editPrompt(assistant, "x"), 400, /not a user message/);
     await expectStatus(handle.editPrompt(user, "   "), 400, /empty/);
     // Wrong types (a number text, an empty id, images not an array) are the route schema's: api/runtime-actions.int.test.ts.
-    await expectStatus(handle.editPrompt(user, "x", [{ type: "image", data: PNG_1X1, mimeType: "image/tiff" }]), 400, /Unsupported image type/);
+    await expectStatus(
+      handle.editPrompt(user, "x", [{ type: "image", data: PNG_1X1, mimeType: "image/tiff" }]),
+      400,
+      /Unsupported image type/,
+    );
     expect(fs.readFileSync(file).equals(before)).toBe(true);
 
     await handle.prompt({ text: "long run please" });

@@ -90,11 +90,17 @@ describe("busy", () => {
 
 describe("idleBlocker: what keeps an action from running", () => {
   it("names pi's run first, then compaction, a submission, Stop and a change", () => {
-    expect(idleBlocker("compact", { isStreaming: true, isCompacting: true }, IDLE, true)).toBe("Cannot compact while the session is streaming");
-    expect(idleBlocker("compact", { isStreaming: false, isCompacting: true }, IDLE, true)).toBe("Cannot compact while the session is compacting");
+    expect(idleBlocker("compact", { isStreaming: true, isCompacting: true }, IDLE, true)).toBe(
+      "Cannot compact while the session is streaming",
+    );
+    expect(idleBlocker("compact", { isStreaming: false, isCompacting: true }, IDLE, true)).toBe(
+      "Cannot compact while the session is compacting",
+    );
     expect(idleBlocker("reload", PI_IDLE, given(started).phase, true)).toBe("Cannot reload while a prompt is being set up");
     expect(idleBlocker("reset", PI_IDLE, given(modelChange).phase, true)).toBe("Cannot reset while Stop is in progress");
-    expect(idleBlocker("change the model", PI_IDLE, given(modelChange).phase, false)).toBe("Cannot change the model during the model change");
+    expect(idleBlocker("change the model", PI_IDLE, given(modelChange).phase, false)).toBe(
+      "Cannot change the model during the model change",
+    );
   });
 
   it("lets an action run when nothing is going on", () => {
@@ -130,7 +136,11 @@ describe("canDispatch: may the next queued task go to pi now?", () => {
   });
 
   it("a task being sent blocks the next one", () => {
-    const queue = queueOf({ type: "taskQueued", task: task("a") }, { type: "taskQueued", task: task("b") }, { type: "submissionStarted", id: "a", via: "prompt" });
+    const queue = queueOf(
+      { type: "taskQueued", task: task("a") },
+      { type: "taskQueued", task: task("b") },
+      { type: "submissionStarted", id: "a", via: "prompt" },
+    );
     expect(canDispatch(inputs({ queue }))).toBe(false);
   });
 

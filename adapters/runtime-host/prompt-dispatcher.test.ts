@@ -262,7 +262,10 @@ describe("direct submissions", () => {
     const h = harness();
     let done = (): void => {};
     const first = h.dispatcher.whileShellCommand(() => new Promise<string>((resolve) => (done = () => resolve("ok"))));
-    await expect(h.dispatcher.whileShellCommand(async () => "second")).rejects.toMatchObject({ status: 500, message: "A shell command is already running" });
+    await expect(h.dispatcher.whileShellCommand(async () => "second")).rejects.toMatchObject({
+      status: 500,
+      message: "A shell command is already running",
+    });
     done();
     expect(await first).toBe("ok");
     expect(h.dispatcher.shellCommandRunning()).toBe(false);

@@ -12,7 +12,12 @@
 import { randomUUID } from "node:crypto";
 import { handle as handleQueue, initialState as initialQueue } from "../../domain/prompt-queue/prompt-queue.decider.ts";
 import { promptQueueErrorCode } from "../../domain/prompt-queue/prompt-queue-request.ts";
-import type { PromptQueueCommand, PromptQueueDecision, PromptQueueState, PromptSubmission } from "../../domain/prompt-queue/prompt-queue-types.ts";
+import type {
+  PromptQueueCommand,
+  PromptQueueDecision,
+  PromptQueueState,
+  PromptSubmission,
+} from "../../domain/prompt-queue/prompt-queue-types.ts";
 import type { PromptKind, StreamingBehavior } from "../../domain/runtime/runtime-types.ts";
 import type { RuntimeSnapshot } from "../runtime-protocol/runtime-protocol.ts";
 import type { HostClock } from "./host-clock.ts";

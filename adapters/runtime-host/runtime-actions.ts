@@ -18,7 +18,12 @@ import { type Active, PROMPT_IMAGE_MIME_TYPES } from "../../domain/runtime/runti
 import { ULTRAFAST_COMMAND, ULTRAFAST_UNAVAILABLE_MESSAGE } from "../../domain/runtime/ultrafast.ts";
 import { decodeSessionText } from "../../domain/session-decoder.ts";
 import type { SessionEntry } from "../../domain/session-log.ts";
-import { type BashResultInfo, type CompactionResultInfo, THINKING_LEVELS, type ThinkingLevelName } from "../runtime-protocol/runtime-protocol.ts";
+import {
+  type BashResultInfo,
+  type CompactionResultInfo,
+  THINKING_LEVELS,
+  type ThinkingLevelName,
+} from "../runtime-protocol/runtime-protocol.ts";
 import type { ConfirmationTimers } from "./confirmation-timers.ts";
 import type { HostClock } from "./host-clock.ts";
 import type { PromptDispatcher } from "./prompt-dispatcher.ts";
@@ -98,9 +103,16 @@ export function createRuntimeActions(parts: RuntimeParts) {
      */
     async editPrompt(entryId: string, text: string, images?: PromptRequest["images"]): Promise<Active> {
       const request = promptBody({ text, ...(images !== undefined ? { images } : {}) });
-      const badImage = request.images.find((image) => image.data === "" || !(PROMPT_IMAGE_MIME_TYPES as readonly string[]).includes(image.mimeType));
-      if (badImage) throw new RuntimeHostError("invalid_request", badImage.data === "" ? "Invalid image" : `Unsupported image type: ${badImage.mimeType}`);
-      if (isEmptyPromptText(request.text) && request.images.length === 0) throw new RuntimeHostError("invalid_request", "Prompt text is empty and has no images");
+      const badImage = request.images.find(
+        (image) => image.data === "" || !(PROMPT_IMAGE_MIME_TYPES as readonly string[]).includes(image.mimeType),
+      );
+      if (badImage)
+        throw new RuntimeHostError(
+          "invalid_request",
+          badImage.data === "" ? "Invalid image" : `Unsupported image type: ${badImage.mimeType}`,
+        );
+      if (isEmptyPromptText(request.text) && request.images.length === 0)
+        throw new RuntimeHostError("invalid_request", "Prompt text is empty and has no images");
       await ready();
       const entries = savedEntries(publisher.identity().sessionFile);
       const entry = entries.find((candidate) => candidate.id === entryId);
@@ -116,7 +128,8 @@ export function createRuntimeActions(parts: RuntimeParts) {
         try {
           await dispatcher.submit({ via: "prompt", taskId: null, text: request.text, images: request.images, handoffId: null }, null);
         } catch (error) {
-          if (previousLeaf !== null && !isUserMessage(previousLeaf)) await supervision.call("navigateTree", { targetId: previousLeaf.id }).catch(() => {});
+          if (previousLeaf !== null && !isUserMessage(previousLeaf))
+            await supervision.call("navigateTree", { targetId: previousLeaf.id }).catch(() => {});
           throw error;
         }
       });
@@ -147,7 +160,9 @@ export function createRuntimeActions(parts: RuntimeParts) {
     async compact(customInstructions?: string): Promise<{ result: CompactionResultInfo; active: Active }> {
       await ready();
       dispatcher.requireIdle("compact");
-      const result = await supervision.call("compact", customInstructions !== undefined ? { customInstructions } : {}, { timeoutMs: 600_000 });
+      const result = await supervision.call("compact", customInstructions !== undefined ? { customInstructions } : {}, {
+        timeoutMs: 600_000,
+      });
       await refresh();
       return { result, active: publisher.active() };
     },
@@ -157,7 +172,11 @@ export function createRuntimeActions(parts: RuntimeParts) {
       if (command.trim() === "") throw new RuntimeHostError("runtime_failed", "Command is empty");
       await ready();
       return dispatcher.whileShellCommand(async () => {
-        const result = await supervision.call("bash", { command, ...(excludeFromContext !== undefined ? { excludeFromContext } : {}) }, { timeoutMs: 0 });
+        const result = await supervision.call(
+          "bash",
+          { command, ...(excludeFromContext !== undefined ? { excludeFromContext } : {}) },
+          { timeoutMs: 0 },
+        );
         await refresh();
         return { result, active: publisher.active() };
       });
@@ -189,7 +208,8 @@ export function createRuntimeActions(parts: RuntimeParts) {
       dispatcher.requireIdle("change Ultrafast");
       dispatcher.requireNoTaskInFlight("change Ultrafast");
       if (!hasExtensionCommand(ULTRAFAST_COMMAND)) throw new RuntimeHostError("runtime_failed", ULTRAFAST_COMMAND_MISSING);
-      if (enabled && publisher.state().model?.supportsUltrafast !== true) throw new RuntimeHostError("runtime_failed", ULTRAFAST_UNAVAILABLE_MESSAGE);
+      if (enabled && publisher.state().model?.supportsUltrafast !== true)
+        throw new RuntimeHostError("runtime_failed", ULTRAFAST_UNAVAILABLE_MESSAGE);
       await dispatcher.underSubmissionLock("Ultrafast change", async () => {
         await supervision.call("prompt", { text: `/${ULTRAFAST_COMMAND} ${enabled ? "on" : "off"}`, awaitCompletion: true });
         await refresh();

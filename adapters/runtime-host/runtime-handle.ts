@@ -105,7 +105,11 @@ export class RuntimeHandle {
           publisher.cutLiveStream();
           this.forgetWorkerState();
         },
-        paused: () => publisher.feed([{ type: "sessionEvent", event: { type: "agent_end" } }, { type: "sessionEvent", event: { type: "compaction_end" } }]),
+        paused: () =>
+          publisher.feed([
+            { type: "sessionEvent", event: { type: "agent_end" } },
+            { type: "sessionEvent", event: { type: "compaction_end" } },
+          ]),
       },
     });
     const dispatcher = createPromptDispatcher({
@@ -354,14 +358,20 @@ export class RuntimeHandle {
       case "editor":
         // The web UI has confirmations only: other dialogs are cancelled at once (pi then uses its default).
         void this.supervision.call("extensionUiReply", { requestId: request.requestId, cancelled: true }).catch(() => {});
-        this.supervision.logDiagnostic({ type: "extension_ui", message: `${request.method} dialogs are not supported; cancelled "${request.title}"` });
+        this.supervision.logDiagnostic({
+          type: "extension_ui",
+          message: `${request.method} dialogs are not supported; cancelled "${request.title}"`,
+        });
         return;
       case "dismiss":
         this.confirmations.dismissed(request.requestId, request.reason);
         return;
       case "notify":
         this.publisher.feed([
-          { type: "extensionNotification", notification: { id: randomUUID(), message: request.message, level: request.level, createdAt: this.options.clock.now() } },
+          {
+            type: "extensionNotification",
+            notification: { id: randomUUID(), message: request.message, level: request.level, createdAt: this.options.clock.now() },
+          },
         ]);
         return;
       case "setStatus":
@@ -369,7 +379,12 @@ export class RuntimeHandle {
         return;
       case "setWidget":
         this.publisher.feed([
-          { type: "extensionWidget", key: request.key, lines: request.lines, ...(request.placement ? { placement: request.placement } : {}) },
+          {
+            type: "extensionWidget",
+            key: request.key,
+            lines: request.lines,
+            ...(request.placement ? { placement: request.placement } : {}),
+          },
         ]);
         return;
       case "setTitle":
@@ -440,7 +455,8 @@ export class RuntimeHandle {
   /** Used by the host's fork: opens `sourceFile` in this (fresh) handle's worker and forks there. */
   async startFork(sourceFile: string, entryId: string, position: "before" | "at"): Promise<void> {
     // An unknown entry is the client's error (404), not a worker failure: checked before a worker starts.
-    if (!savedEntries(sourceFile).some((entry) => entry.id === entryId)) throw new RuntimeHostError("entry_not_found", `Entry ${entryId} not found`);
+    if (!savedEntries(sourceFile).some((entry) => entry.id === entryId))
+      throw new RuntimeHostError("entry_not_found", `Entry ${entryId} not found`);
     await this.start({ sessionFile: sourceFile });
     const result = await this.supervision.call("fork", { entryId, position });
     if (result.cancelled) throw new RuntimeHostError("runtime_failed", "The fork was cancelled by an extension");

@@ -72,12 +72,15 @@ export function recordHost(host: RuntimeHost): HostRecorder {
     runtimeEvents: (sessionId) =>
       all
         .filter((event) => event.type === "runtime_event" && event.sessionId === sessionId)
-        .map((event) => ((event.data(true) as { event: { type: string } }).event.type)),
+        .map((event) => (event.data(true) as { event: { type: string } }).event.type),
     until(condition, label = condition.toString().slice(0, 160), timeoutMs = 30_000) {
       if (condition()) return Promise.resolve();
       return new Promise<void>((resolve, reject) => {
         const timer = setTimeout(() => {
-          waiters.splice(waiters.findIndex((waiter) => waiter.condition === condition), 1);
+          waiters.splice(
+            waiters.findIndex((waiter) => waiter.condition === condition),
+            1,
+          );
           reject(new Error(`timed out waiting for: ${label}`));
         }, timeoutMs);
         waiters.push({

@@ -89,7 +89,9 @@ describe("RuntimeHost (in-process workers)", () => {
     expect(new Set(revisions).size).toBe(revisions.length);
     expect(rec.types()).toContain("runtime_roster");
     // compact sockets do not get the streaming deltas
-    const update = rec.all.find((e) => e.type === "runtime_event" && (e.data(true) as { event: { type: string } }).event.type === "stream_delta");
+    const update = rec.all.find(
+      (e) => e.type === "runtime_event" && (e.data(true) as { event: { type: string } }).event.type === "stream_delta",
+    );
     expect(update?.data(true)).toMatchObject({ activeSessionId: handle.sessionId, event: { type: "stream_delta" } });
     expect(update?.data(false)).toBeNull();
     expect(handle.active().state.model).toMatchObject({ provider: "faux", id: "faux-1", supportsImages: true });
@@ -99,7 +101,13 @@ describe("RuntimeHost (in-process workers)", () => {
 
   it("folds what a runtime streams: liveStream() holds the reply so far; compact sockets get no deltas; a new worker starts empty", async () => {
     const reply = "word ".repeat(100);
-    const h = makeHost([{ match: "stream it", text: reply }, { match: "again", text: reply }], { faux: { tokensPerSecond: 40 } });
+    const h = makeHost(
+      [
+        { match: "stream it", text: reply },
+        { match: "again", text: reply },
+      ],
+      { faux: { tokensPerSecond: 40 } },
+    );
     const rec = recordHost(h);
     const handle = await h.open({ new: { cwd: dirs.cwd } });
     const soFar = (): string => {
@@ -113,12 +121,16 @@ describe("RuntimeHost (in-process workers)", () => {
     expect(isLiveStreamActive(handle.liveStream())).toBe(true);
     const view: RuntimeHostView = h;
     expect(view.openRuntimes()[0]?.liveStream()).toBe(handle.liveStream());
-    const deltas = rec.all.filter((e) => e.type === "runtime_event" && (e.data(true) as { event: { type: string } }).event.type === "stream_delta");
+    const deltas = rec.all.filter(
+      (e) => e.type === "runtime_event" && (e.data(true) as { event: { type: string } }).event.type === "stream_delta",
+    );
     expect(deltas.length).toBeGreaterThan(0);
     for (const delta of deltas) expect(delta.data(false)).toBeNull();
     // The full sockets' events carry the whole reply; once it ended, nothing streams.
     await rec.until(idle(handle), "idle");
-    const events = rec.all.flatMap((e) => (e.type === "runtime_event" ? [(e.data(true) as { event: { type: string } & Record<string, unknown> }).event] : []));
+    const events = rec.all.flatMap((e) =>
+      e.type === "runtime_event" ? [(e.data(true) as { event: { type: string } & Record<string, unknown> }).event] : [],
+    );
     expect(streamedReplies(events)).toEqual([reply]);
     expect(handle.liveStream()).toEqual(EMPTY_LIVE_STREAM);
 
@@ -129,7 +141,9 @@ describe("RuntimeHost (in-process workers)", () => {
     const recovering = handle.recover("the test replaces the worker");
     expect(handle.liveStream()).toBe(EMPTY_LIVE_STREAM);
     // Full subscribers are told that nothing streams any more (compact ones never saw it stream).
-    const told = rec.all.slice(before).find((e) => e.type === "runtime_event" && (e.data(true) as { event: { type: string } }).event.type === "stream_snapshot");
+    const told = rec.all
+      .slice(before)
+      .find((e) => e.type === "runtime_event" && (e.data(true) as { event: { type: string } }).event.type === "stream_snapshot");
     expect(told?.data(true)).toEqual({ activeSessionId: handle.sessionId, event: { type: "stream_snapshot", state: EMPTY_LIVE_STREAM } });
     expect(told?.data(false)).toBeNull();
     await recovering;
@@ -162,12 +176,20 @@ describe("RuntimeHost (in-process workers)", () => {
     const moved = await handle.queue({ action: "move", revision, id: idC, direction: "up" });
     expect(moved.state.promptQueue?.items.map((item) => item.id)).toEqual([idA, idC, idB]);
     await expectStatus(handle.queue({ action: "edit", revision, id: idB, text: "task B edited" }), 409);
-    const edited = await handle.queue({ action: "edit", revision: moved.state.promptQueue?.revision ?? -1, id: idB, text: "task B edited" });
+    const edited = await handle.queue({
+      action: "edit",
+      revision: moved.state.promptQueue?.revision ?? -1,
+      id: idB,
+      text: "task B edited",
+    });
     expect(edited.state.promptQueue).toMatchObject({ held: true });
     await expectStatus(handle.queue({ action: "move", revision: edited.state.promptQueue?.revision ?? -1, id: idA, direction: "up" }), 400);
     await handle.queue({ action: "resume", revision: edited.state.promptQueue?.revision ?? -1 });
 
-    await rec.until(() => handle.promptQueue.items.length === 0 && idle(handle)() && messageTexts(handle.sessionFile ?? "").length === 8, "queue drained");
+    await rec.until(
+      () => handle.promptQueue.items.length === 0 && idle(handle)() && messageTexts(handle.sessionFile ?? "").length === 8,
+      "queue drained",
+    );
     expect(messageTexts(handle.sessionFile ?? "").filter((text) => text.startsWith("user:"))).toEqual([
       "user:long run please",
       "user:task A",
@@ -193,7 +215,9 @@ describe("RuntimeHost (in-process workers)", () => {
     expect(active.state.isStreaming).toBe(false);
     expect(active.state.promptQueue).toMatchObject({ held: true, items: [{ text: "after stop", status: "pending" }] });
     await handle.queue({ action: "resume", revision: active.state.promptQueue?.revision ?? -1 });
-    await rec.until(() => handle.promptQueue.items.length === 0 && idle(handle)() && messageTexts(handle.sessionFile ?? "").includes("assistant:resumed"));
+    await rec.until(
+      () => handle.promptQueue.items.length === 0 && idle(handle)() && messageTexts(handle.sessionFile ?? "").includes("assistant:resumed"),
+    );
   });
 
   it("changes the thinking level within availableThinkingLevels and rejects others with 400", async () => {
@@ -252,7 +276,9 @@ describe("RuntimeHost (in-process workers)", () => {
     await rec.until(() => idle(source)() && messageTexts(source.sessionFile ?? "").length === 4);
     const sourceFile = source.sessionFile ?? "";
     const before = fs.readFileSync(sourceFile);
-    const firstAnswer = jsonlLines(sourceFile).find((line) => line["type"] === "message" && JSON.stringify(line["message"]).includes("first answer"));
+    const firstAnswer = jsonlLines(sourceFile).find(
+      (line) => line["type"] === "message" && JSON.stringify(line["message"]).includes("first answer"),
+    );
 
     const fork = await h.fork(source.sessionId, String(firstAnswer?.["id"]));
     expect(fork).not.toBe(source);
@@ -262,7 +288,12 @@ describe("RuntimeHost (in-process workers)", () => {
     expect(h.openRuntimes().map((r) => r.sessionId)).toEqual([source.sessionId, fork.sessionId]);
     await fork.prompt({ text: "in the fork" });
     await rec.until(() => idle(fork)() && messageTexts(fork.sessionFile ?? "").length === 4);
-    expect(messageTexts(fork.sessionFile ?? "")).toEqual(["user:first question", "assistant:first answer", "user:in the fork", "assistant:fork answer"]);
+    expect(messageTexts(fork.sessionFile ?? "")).toEqual([
+      "user:first question",
+      "assistant:first answer",
+      "user:in the fork",
+      "assistant:fork answer",
+    ]);
     expect(fs.readFileSync(sourceFile).equals(before)).toBe(true);
     expect(h.get(source.sessionId)).toBe(source);
     await expectStatus(h.fork("nope", "x"), 404);
@@ -298,7 +329,9 @@ describe("RuntimeHost (in-process workers)", () => {
     await rec.until(() => idle(handle)() && messageTexts(file).length === 4);
     expect(messageTexts(file)).toEqual(["user:one", "assistant:answer one", "user:three", "assistant:answer three"]);
     const newLines = jsonlLines(file);
-    expect(newLines.find((line) => line["type"] === "message" && JSON.stringify(line["message"]).includes('"three"'))?.["parentId"]).toBe(entryId);
+    expect(newLines.find((line) => line["type"] === "message" && JSON.stringify(line["message"]).includes('"three"'))?.["parentId"]).toBe(
+      entryId,
+    );
 
     // restoring = copying the trash file back
     fs.copyFileSync(trashPath, file);

@@ -218,7 +218,8 @@ export class RuntimeHost {
   }
 
   private async openFile(sessionFile: string): Promise<RuntimeHandle> {
-    if (typeof sessionFile !== "string" || sessionFile === "") throw new RuntimeHostError("invalid_request", "sessionFile must be a non-empty string");
+    if (typeof sessionFile !== "string" || sessionFile === "")
+      throw new RuntimeHostError("invalid_request", "sessionFile must be a non-empty string");
     const file = path.resolve(sessionFile);
     const existing = this.findByFile(file);
     if (existing) {
@@ -238,10 +239,16 @@ export class RuntimeHost {
   }
 
   private async openNew(target: NewSessionTarget): Promise<RuntimeHandle> {
-    if (typeof target?.cwd !== "string" || target.cwd === "") throw new RuntimeHostError("invalid_request", "cwd must be a non-empty string");
-    if (target.kind !== undefined && target.kind !== "session" && target.kind !== "research") throw new RuntimeHostError("invalid_request", "kind must be session or research");
+    if (typeof target?.cwd !== "string" || target.cwd === "")
+      throw new RuntimeHostError("invalid_request", "cwd must be a non-empty string");
+    if (target.kind !== undefined && target.kind !== "session" && target.kind !== "research")
+      throw new RuntimeHostError("invalid_request", "kind must be session or research");
     const open: OpenTarget = {
-      new: { cwd: path.resolve(target.cwd), ...(target.kind ? { kind: target.kind } : {}), ...(target.child ? { child: target.child } : {}) },
+      new: {
+        cwd: path.resolve(target.cwd),
+        ...(target.kind ? { kind: target.kind } : {}),
+        ...(target.child ? { child: target.child } : {}),
+      },
     };
     return this.launch((handle) => handle.start(open));
   }
@@ -354,7 +361,12 @@ export class RuntimeHost {
    * earlier, so that the two do not share the CPU while the person waits for the first one.
    */
   private refillAfterOpen(client: RuntimeWorkerClient): void {
-    client.messages$.pipe(filter((message) => message.type === "snapshot"), take(1)).subscribe({ complete: () => this.refillSpare() });
+    client.messages$
+      .pipe(
+        filter((message) => message.type === "snapshot"),
+        take(1),
+      )
+      .subscribe({ complete: () => this.refillSpare() });
   }
 
   /** The environment option of a forked worker: the host's `env` plus LEYLINE_API_URL when it is known. */

@@ -19,7 +19,10 @@ describe("probeVerdict", () => {
   });
 
   it("a worker silent for longer than the liveness limit is unresponsive", () => {
-    expect(probeVerdict(inputs({ lastMessageAt: 1_000_000 - 30_001 }), LIMITS)).toEqual({ verdict: "unresponsive", reason: "worker sent nothing for 30001 ms" });
+    expect(probeVerdict(inputs({ lastMessageAt: 1_000_000 - 30_001 }), LIMITS)).toEqual({
+      verdict: "unresponsive",
+      reason: "worker sent nothing for 30001 ms",
+    });
   });
 
   it("pi busy without progress for longer than the limit is stalled", () => {
@@ -51,9 +54,18 @@ describe("reopenTarget", () => {
   it("a never-saved session reopens as a new one with the same id, kind and child options", () => {
     const child: ChildSessionOptions = {
       parentSession: "/sessions/parent.jsonl",
-      marker: { version: SUBAGENT_MARKER_VERSION, parentSessionId: "p1", parentSessionPath: "/sessions/parent.jsonl", toolCallId: null, agent: null, readOnlyBash: false },
+      marker: {
+        version: SUBAGENT_MARKER_VERSION,
+        parentSessionId: "p1",
+        parentSessionPath: "/sessions/parent.jsonl",
+        toolCallId: null,
+        agent: null,
+        readOnlyBash: false,
+      },
     };
-    expect(reopenTarget({ ...identity, child }, () => false)).toEqual({ new: { cwd: "/project", kind: "research", child, sessionId: "s1" } });
+    expect(reopenTarget({ ...identity, child }, () => false)).toEqual({
+      new: { cwd: "/project", kind: "research", child, sessionId: "s1" },
+    });
   });
 
   it("before the worker reported an id, the new session gets a fresh one", () => {

@@ -30,7 +30,11 @@ export type OpenTarget = { sessionFile: string } | { new: NewSessionTarget };
 export type RuntimeStatus = "starting" | "ready" | "recovering" | "paused" | "closed";
 
 /** A request to the current worker (awaiting its start); failures become RuntimeHostErrors. */
-export type WorkerCall = <T extends RuntimeRequestType>(type: T, payload: RuntimePayload<T>, options?: RequestOptions) => Promise<RuntimeResultMap[T]>;
+export type WorkerCall = <T extends RuntimeRequestType>(
+  type: T,
+  payload: RuntimePayload<T>,
+  options?: RequestOptions,
+) => Promise<RuntimeResultMap[T]>;
 
 export type ProbeVerdict = "ok" | "unresponsive" | "stalled";
 
@@ -54,9 +58,13 @@ export interface ProbeInputs {
  * included) for `livenessMs`. Progress: pi busy without any pi event for `noProgressMs`, unless a confirmation
  * is waiting for the user. Non-positive limits disable a check.
  */
-export function probeVerdict(inputs: ProbeInputs, limits: ProbeLimits): { verdict: "ok" } | { verdict: "unresponsive" | "stalled"; reason: string } {
+export function probeVerdict(
+  inputs: ProbeInputs,
+  limits: ProbeLimits,
+): { verdict: "ok" } | { verdict: "unresponsive" | "stalled"; reason: string } {
   const silentFor = inputs.now - inputs.lastMessageAt;
-  if (limits.livenessMs > 0 && silentFor > limits.livenessMs) return { verdict: "unresponsive", reason: `worker sent nothing for ${silentFor} ms` };
+  if (limits.livenessMs > 0 && silentFor > limits.livenessMs)
+    return { verdict: "unresponsive", reason: `worker sent nothing for ${silentFor} ms` };
   const stuckFor = inputs.now - inputs.lastProgressAt;
   if (limits.noProgressMs > 0 && inputs.piBusy && !inputs.waitingForUser && stuckFor > limits.noProgressMs) {
     return { verdict: "stalled", reason: `no progress for ${stuckFor} ms while busy` };
@@ -81,7 +89,12 @@ export function reopenTarget(identity: ReopenIdentity, fileExists: (file: string
   if (identity.sessionFile !== null && fileExists(identity.sessionFile)) return { sessionFile: identity.sessionFile };
   const sameId = identity.sessionId !== "" ? { sessionId: identity.sessionId } : {};
   return {
-    new: { cwd: identity.cwd, ...(identity.kind ? { kind: identity.kind } : {}), ...(identity.child ? { child: identity.child } : {}), ...sameId },
+    new: {
+      cwd: identity.cwd,
+      ...(identity.kind ? { kind: identity.kind } : {}),
+      ...(identity.child ? { child: identity.child } : {}),
+      ...sameId,
+    },
   };
 }
 
@@ -284,7 +297,8 @@ export function createRuntimeSupervision(deps: RuntimeSupervisionDeps): RuntimeS
 
   const worker = async (): Promise<RuntimeWorkerClient> => {
     if (state.status === "closed") throw new RuntimeHostError("session_not_found", SESSION_NOT_FOUND);
-    if (state.status === "paused") throw new RuntimeHostError("conflict", "The runtime is paused after repeated failures; reopen the session");
+    if (state.status === "paused")
+      throw new RuntimeHostError("conflict", "The runtime is paused after repeated failures; reopen the session");
     if (state.starting) await state.starting;
     const client = state.client;
     if (!client || client.exited) throw new RuntimeHostError("runtime_failed", "The runtime worker is not running");
@@ -337,7 +351,10 @@ export function createRuntimeSupervision(deps: RuntimeSupervisionDeps): RuntimeS
     },
     probe(at, limits) {
       if (state.status !== "ready" || state.starting !== null || !hasLiveWorker()) return "ok";
-      const outcome = probeVerdict({ now: at, lastMessageAt: state.lastMessageAt, lastProgressAt: state.lastProgressAt, ...deps.progress() }, limits);
+      const outcome = probeVerdict(
+        { now: at, lastMessageAt: state.lastMessageAt, lastProgressAt: state.lastProgressAt, ...deps.progress() },
+        limits,
+      );
       if (outcome.verdict !== "ok") void recover(outcome.reason);
       return outcome.verdict;
     },

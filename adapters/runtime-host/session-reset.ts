@@ -182,8 +182,14 @@ export function readResetCopy(sessionId: string, trashPath: string, trashDir: st
  * current file to the trash first (its path is returned; null when there was no file), then the copy replaces
  * the session file atomically. The caller closes the session's runtime before.
  */
-export function restoreResetCopy(sessionFile: string, copy: Buffer, options: { trashDir: string; now: number }): { trashPath: string | null } {
-  const current = fs.existsSync(sessionFile) ? keepTrashCopy(options.trashDir, sessionFile, "undo", fs.readFileSync(sessionFile), options.now) : null;
+export function restoreResetCopy(
+  sessionFile: string,
+  copy: Buffer,
+  options: { trashDir: string; now: number },
+): { trashPath: string | null } {
+  const current = fs.existsSync(sessionFile)
+    ? keepTrashCopy(options.trashDir, sessionFile, "undo", fs.readFileSync(sessionFile), options.now)
+    : null;
   replaceFileAtomically(sessionFile, copy);
   return { trashPath: current };
 }

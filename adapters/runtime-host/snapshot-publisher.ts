@@ -14,7 +14,12 @@ import { decodeSessionText } from "../../domain/session-decoder.ts";
 import { FIRST_MESSAGE_LIMIT, NO_MESSAGES, truncateText, type SessionSummary } from "../../domain/session-summary.ts";
 import type { ActiveRuntimeInput, RuntimeSessionEvent } from "../../domain/runtime/runtime-inputs.ts";
 import type { Active, CompactActive, RuntimeDiagnostic } from "../../domain/runtime/runtime-types.ts";
-import { activeRuntimeProjection, type ActiveRuntimeState, selectActive, selectCompactActive } from "../../projections/active-runtime.projection.ts";
+import {
+  activeRuntimeProjection,
+  type ActiveRuntimeState,
+  selectActive,
+  selectCompactActive,
+} from "../../projections/active-runtime.projection.ts";
 import { fold, rebuild } from "../../projections/projection.ts";
 import { selectSessionSummary, sessionSummaryProjection } from "../../projections/session-summary.projection.ts";
 import type { ChildSessionOptions, RuntimeSnapshot, SessionKind } from "../runtime-protocol/runtime-protocol.ts";
@@ -191,7 +196,10 @@ export function createSnapshotPublisher(deps: SnapshotPublisherDeps): SnapshotPu
       if (file !== null && fs.existsSync(file)) {
         try {
           const { records } = decodeSessionText(fs.readFileSync(file, "utf8"));
-          const folded = selectSessionSummary(rebuild(sessionSummaryProjection, records), { path: file, mtimeMs: fs.statSync(file).mtimeMs });
+          const folded = selectSessionSummary(rebuild(sessionSummaryProjection, records), {
+            path: file,
+            mtimeMs: fs.statSync(file).mtimeMs,
+          });
           if (folded) return folded;
         } catch {
           // fall through to the minimal row

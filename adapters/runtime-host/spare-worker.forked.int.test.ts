@@ -47,18 +47,40 @@ function makeHost(options: Partial<RuntimeHostOptions> = {}): RuntimeHost {
 function writeSession(): { file: string; id: string } {
   const id = randomUUID();
   const at = "2025-06-01T10:00:00.000Z";
-  const usage = { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 2, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
+  const usage = {
+    input: 1,
+    output: 1,
+    cacheRead: 0,
+    cacheWrite: 0,
+    totalTokens: 2,
+    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+  };
   const lines = [
     { type: "session", version: 3, id, timestamp: at, cwd: dirs.cwd },
     { type: "model_change", id: "a0000001", parentId: null, timestamp: at, provider: "faux", modelId: "faux-1" },
     { type: "thinking_level_change", id: "a0000002", parentId: "a0000001", timestamp: at, thinkingLevel: "off" },
-    { type: "message", id: "a0000003", parentId: "a0000002", timestamp: at, message: { role: "user", content: [{ type: "text", text: "earlier" }], timestamp: 1 } },
+    {
+      type: "message",
+      id: "a0000003",
+      parentId: "a0000002",
+      timestamp: at,
+      message: { role: "user", content: [{ type: "text", text: "earlier" }], timestamp: 1 },
+    },
     {
       type: "message",
       id: "a0000004",
       parentId: "a0000003",
       timestamp: at,
-      message: { role: "assistant", content: [{ type: "text", text: "before" }], api: "faux", provider: "faux", model: "faux-1", usage, stopReason: "stop", timestamp: 2 },
+      message: {
+        role: "assistant",
+        content: [{ type: "text", text: "before" }],
+        api: "faux",
+        provider: "faux",
+        model: "faux-1",
+        usage,
+        stopReason: "stop",
+        timestamp: 2,
+      },
     },
   ];
   const dir = defaultSessionDir(dirs.agentDir, dirs.cwd);
@@ -80,54 +102,62 @@ function tree(dir: string): Record<string, string> {
 
 async function nextSpare(host: RuntimeHost, not: number | null): Promise<number> {
   // The spare is no runtime: it raises no host event, so this polls.
-  await until(() => {
-    const pid = host.spareWorker()?.pid ?? null;
-    return pid !== null && pid !== not;
-  }, "a new spare", 60_000);
+  await until(
+    () => {
+      const pid = host.spareWorker()?.pid ?? null;
+      return pid !== null && pid !== not;
+    },
+    "a new spare",
+    60_000,
+  );
   const spare = host.spareWorker();
   expect(await spare?.warm).toBe(true);
   return spare?.pid ?? 0;
 }
 
 describe("the spare worker", () => {
-  it("waits outside the roster and the capacity, serves the first open, is replaced, and dies with the host", { timeout: 180_000 }, async () => {
-    const { file, id } = writeSession();
-    const fileBytes = fs.readFileSync(file);
-    const agentBefore = tree(dirs.agentDir);
-    const host = makeHost({ capacity: 1 });
-    const spare = host.spareWorker();
-    expect(spare).not.toBeNull();
-    expect(await spare?.warm).toBe(true);
-    const sparePid = spare?.pid ?? 0;
-    expect(processAlive(sparePid)).toBe(true);
-    // tagged like every worker: its tool processes would die with it
-    expect(spare?.processTag).toMatch(new RegExp(`^${host.processOwner}:`));
-    expect(fs.readFileSync(`/proc/${sparePid}/environ`, "utf8").split("\0")).toContain(`${WORKER_TAG_ENV}=${spare?.processTag}`);
-    // not a runtime, and pi's import wrote nothing
-    expect(host.openRuntimes()).toEqual([]);
-    expect(host.activeWorkers()).toBe(0);
-    expect(tree(dirs.agentDir)).toEqual(agentBefore);
+  it(
+    "waits outside the roster and the capacity, serves the first open, is replaced, and dies with the host",
+    { timeout: 180_000 },
+    async () => {
+      const { file, id } = writeSession();
+      const fileBytes = fs.readFileSync(file);
+      const agentBefore = tree(dirs.agentDir);
+      const host = makeHost({ capacity: 1 });
+      const spare = host.spareWorker();
+      expect(spare).not.toBeNull();
+      expect(await spare?.warm).toBe(true);
+      const sparePid = spare?.pid ?? 0;
+      expect(processAlive(sparePid)).toBe(true);
+      // tagged like every worker: its tool processes would die with it
+      expect(spare?.processTag).toMatch(new RegExp(`^${host.processOwner}:`));
+      expect(fs.readFileSync(`/proc/${sparePid}/environ`, "utf8").split("\0")).toContain(`${WORKER_TAG_ENV}=${spare?.processTag}`);
+      // not a runtime, and pi's import wrote nothing
+      expect(host.openRuntimes()).toEqual([]);
+      expect(host.activeWorkers()).toBe(0);
+      expect(tree(dirs.agentDir)).toEqual(agentBefore);
 
-    const handle = await host.open({ sessionFile: file }, { select: true });
-    expect(handle.sessionId).toBe(id);
-    expect(handle.workerPid).toBe(sparePid);
-    expect(fs.readFileSync(file).equals(fileBytes)).toBe(true);
-    expect(host.activeWorkers()).toBe(1);
-    const nextPid = await nextSpare(host, sparePid);
-    expect(processAlive(nextPid)).toBe(true);
-    // the runtime it became is a real one
-    const rec = recordHost(host);
-    await handle.prompt({ text: "hello" });
-    await rec.until(() => !handle.busy() && messageTexts(file).includes("assistant:hi from the spare"), "the reply");
-    // the spare holds no capacity slot: the one slot is the selected runtime's, and it is not given up for it
-    await expect(host.reserveCapacity()).rejects.toMatchObject({ status: 503 });
-    expect(host.spareWorker()?.pid).toBe(nextPid);
-    expect(host.openRuntimes().map((open) => open.sessionId)).toEqual([id]);
+      const handle = await host.open({ sessionFile: file }, { select: true });
+      expect(handle.sessionId).toBe(id);
+      expect(handle.workerPid).toBe(sparePid);
+      expect(fs.readFileSync(file).equals(fileBytes)).toBe(true);
+      expect(host.activeWorkers()).toBe(1);
+      const nextPid = await nextSpare(host, sparePid);
+      expect(processAlive(nextPid)).toBe(true);
+      // the runtime it became is a real one
+      const rec = recordHost(host);
+      await handle.prompt({ text: "hello" });
+      await rec.until(() => !handle.busy() && messageTexts(file).includes("assistant:hi from the spare"), "the reply");
+      // the spare holds no capacity slot: the one slot is the selected runtime's, and it is not given up for it
+      await expect(host.reserveCapacity()).rejects.toMatchObject({ status: 503 });
+      expect(host.spareWorker()?.pid).toBe(nextPid);
+      expect(host.openRuntimes().map((open) => open.sessionId)).toEqual([id]);
 
-    await host.shutdown();
-    expect(host.spareWorker()).toBeNull();
-    expect([sparePid, nextPid].filter(processAlive)).toEqual([]);
-  });
+      await host.shutdown();
+      expect(host.spareWorker()).toBeNull();
+      expect([sparePid, nextPid].filter(processAlive)).toEqual([]);
+    },
+  );
 
   it("serves a preview too; an unused spare is killed on shutdown", { timeout: 180_000 }, async () => {
     const options: RuntimeHostOptions = {

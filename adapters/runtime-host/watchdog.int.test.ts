@@ -188,7 +188,10 @@ describe("RuntimeHost watchdog: operation progress", () => {
     await rec.until(() => handle.status === "ready", "recovered");
 
     expect(supervision(handle)).toEqual(["recovering", "ready"]);
-    const reasons = handle.active().diagnostics.filter((d) => d["status"] === "recovering").map((d) => d["reason"]);
+    const reasons = handle
+      .active()
+      .diagnostics.filter((d) => d["status"] === "recovering")
+      .map((d) => d["reason"]);
     expect(reasons).toEqual([`no progress for ${NO_PROGRESS_MS + 1} ms while busy`]);
     expect(handle.recoveries).toBe(1);
     expect(handle.sessionId).toBe(sessionId);
@@ -239,7 +242,12 @@ describe("RuntimeHost watchdog: operation progress", () => {
     const handle = await startToolRun(fixture, "run the ticker");
     // The worker sends a tool's progress as stream_delta events with the tool's output (each tick waits for its own).
     const updates = () =>
-      rec.all.filter((e) => e.type === "runtime_event" && e.sessionId === handle.sessionId && (e.data(true) as { event: { tools?: unknown } }).event.tools !== undefined).length;
+      rec.all.filter(
+        (e) =>
+          e.type === "runtime_event" &&
+          e.sessionId === handle.sessionId &&
+          (e.data(true) as { event: { tools?: unknown } }).event.tools !== undefined,
+      ).length;
 
     for (let round = 1; round <= 4; round++) {
       clock.advance(NO_PROGRESS_MS);

@@ -19,7 +19,12 @@ export function modelDto(model: RuntimeModelInfo): Model {
     name: model.name,
     provider: model.provider,
     supportsImages: model.input.includes("image"),
-    supportsUltrafast: supportsUltrafast({ provider: model.provider, api: model.api, modelId: model.id, authKind: model.authKind ?? "unknown" }),
+    supportsUltrafast: supportsUltrafast({
+      provider: model.provider,
+      api: model.api,
+      modelId: model.id,
+      authKind: model.authKind ?? "unknown",
+    }),
     availableThinkingLevels: [...model.availableThinkingLevels],
   };
 }

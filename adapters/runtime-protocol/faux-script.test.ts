@@ -29,24 +29,33 @@ describe("FauxScript.next", () => {
   });
 
   it("hands out every turn at most once, whatever the request texts (property)", () => {
-    const turnArb: fc.Arbitrary<FauxTurn> = fc.record({ match: fc.option(fc.constantFrom("a", "b", "c"), { nil: undefined }), text: fc.string() }, { requiredKeys: ["text"] });
+    const turnArb: fc.Arbitrary<FauxTurn> = fc.record(
+      { match: fc.option(fc.constantFrom("a", "b", "c"), { nil: undefined }), text: fc.string() },
+      { requiredKeys: ["text"] },
+    );
     fc.assert(
-      fc.property(fc.array(turnArb, { maxLength: 8 }), fc.array(fc.constantFrom("a", "b", "c", "abc", ""), { maxLength: 12 }), (turns, requests) => {
-        const tagged = turns.map((turn, index) => ({ ...turn, text: `${index}` }));
-        const script = new FauxScript(tagged);
-        const seen = requests.map((text) => ({ text, turn: script.next(text) }));
-        const used = seen.flatMap((entry) => (entry.turn ? [entry.turn.text] : []));
-        expect(new Set(used).size).toBe(used.length);
-        for (const entry of seen) if (entry.turn?.match !== undefined) expect(entry.text).toContain(entry.turn.match);
-        expect(script.remaining()).toBe(turns.length - used.length);
-      }),
+      fc.property(
+        fc.array(turnArb, { maxLength: 8 }),
+        fc.array(fc.constantFrom("a", "b", "c", "abc", ""), { maxLength: 12 }),
+        (turns, requests) => {
+          const tagged = turns.map((turn, index) => ({ ...turn, text: `${index}` }));
+          const script = new FauxScript(tagged);
+          const seen = requests.map((text) => ({ text, turn: script.next(text) }));
+          const used = seen.flatMap((entry) => (entry.turn ? [entry.turn.text] : []));
+          expect(new Set(used).size).toBe(used.length);
+          for (const entry of seen) if (entry.turn?.match !== undefined) expect(entry.text).toContain(entry.turn.match);
+          expect(script.remaining()).toBe(turns.length - used.length);
+        },
+      ),
     );
   });
 });
 
 describe("parseFauxScript", () => {
   it("accepts the documented shape", () => {
-    const checked = parseFauxScript([{ match: "x", text: "t", thinking: "th", toolCalls: [{ name: "bash", arguments: { command: "ls" } }] }]);
+    const checked = parseFauxScript([
+      { match: "x", text: "t", thinking: "th", toolCalls: [{ name: "bash", arguments: { command: "ls" } }] },
+    ]);
     expect(checked.ok).toBe(true);
   });
 

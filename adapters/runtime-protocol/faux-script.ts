@@ -40,13 +40,17 @@ export function loadFauxScriptFile(file: string): FauxTurn[] {
   try {
     text = fs.readFileSync(file, "utf8");
   } catch (error) {
-    throw new Error(`${FAUX_RESPONSES_ENV}: cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new Error(`${FAUX_RESPONSES_ENV}: cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`, {
+      cause: error,
+    });
   }
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    throw new Error(`${FAUX_RESPONSES_ENV}: ${file} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new Error(`${FAUX_RESPONSES_ENV}: ${file} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`, {
+      cause: error,
+    });
   }
   const checked = parseFauxScript(parsed);
   if (!checked.ok) throw new Error(`${FAUX_RESPONSES_ENV}: ${file}: ${checked.error}`);

@@ -44,9 +44,20 @@ describe("checkRuntimeSnapshot: notices", () => {
 
   it("rejects malformed notices, naming the field", () => {
     expect(checkRuntimeSnapshot({ ...base, notices: {} })).toBe("snapshot.notices must be an array (got an object)");
-    expect(checkRuntimeSnapshot({ ...base, notices: [{ kind: "other", message: "m" }] })).toBe('snapshot.notices[0].kind must be "model-fallback" or "file-upgraded" (got a string)');
-    expect(checkRuntimeSnapshot({ ...base, notices: [{ kind: "file-upgraded", message: "m", fromVersion: "1", backupPath: "/x" }] })).toMatch(/snapshot\.notices\[0\]\.fromVersion must be a finite number/);
-    expect(checkRuntimeSnapshot({ ...base, notices: [{ kind: "model-fallback", message: "m", requested: { provider: "a" }, used: null }] })).toMatch(/snapshot\.notices\[0\]\.requested\.id must be a string/);
-    expect(checkRuntimeSnapshot({ ...base, notices: [{ kind: "model-fallback", message: "m", requested: { provider: "a", id: "b" }, used: null, extra: 1 }] })).toMatch(/unknown field\(s\): extra/);
+    expect(checkRuntimeSnapshot({ ...base, notices: [{ kind: "other", message: "m" }] })).toBe(
+      'snapshot.notices[0].kind must be "model-fallback" or "file-upgraded" (got a string)',
+    );
+    expect(
+      checkRuntimeSnapshot({ ...base, notices: [{ kind: "file-upgraded", message: "m", fromVersion: "1", backupPath: "/x" }] }),
+    ).toMatch(/snapshot\.notices\[0\]\.fromVersion must be a finite number/);
+    expect(
+      checkRuntimeSnapshot({ ...base, notices: [{ kind: "model-fallback", message: "m", requested: { provider: "a" }, used: null }] }),
+    ).toMatch(/snapshot\.notices\[0\]\.requested\.id must be a string/);
+    expect(
+      checkRuntimeSnapshot({
+        ...base,
+        notices: [{ kind: "model-fallback", message: "m", requested: { provider: "a", id: "b" }, used: null, extra: 1 }],
+      }),
+    ).toMatch(/unknown field\(s\): extra/);
   });
 });

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { checkRuntimeSnapshot, messageIdOf, parseControlMessage, parseWorkerMessage, RUNTIME_REQUEST_TYPES } from "./runtime-protocol.validate.ts";
+import {
+  checkRuntimeSnapshot,
+  messageIdOf,
+  parseControlMessage,
+  parseWorkerMessage,
+  RUNTIME_REQUEST_TYPES,
+} from "./runtime-protocol.validate.ts";
 
 const childMarker = { version: 1, parentSessionId: null, parentSessionPath: null, toolCallId: null, agent: null, readOnlyBash: false };
 
@@ -16,7 +22,14 @@ describe("parseControlMessage", () => {
         cwd: "/tmp/x",
         child: {
           parentSession: "/tmp/p.jsonl",
-          marker: { version: 1, parentSessionId: "p", parentSessionPath: "/tmp/p.jsonl", toolCallId: null, agent: "researcher", readOnlyBash: true },
+          marker: {
+            version: 1,
+            parentSessionId: "p",
+            parentSessionPath: "/tmp/p.jsonl",
+            toolCallId: null,
+            agent: "researcher",
+            readOnlyBash: true,
+          },
           systemPrompt: "Be brief.",
           model: { provider: "faux", id: "faux-2" },
           thinkingLevel: "low",
@@ -41,7 +54,10 @@ describe("parseControlMessage", () => {
     [{ type: "prompt", text: "x" }, "message.id must be a string (got undefined)"],
     [{ id: "1", type: "launch" }, 'unknown request type "launch"'],
     [{ id: "1", type: "prompt" }, "prompt.text must be a string (got undefined)"],
-    [{ id: "1", type: "prompt", text: "x", streamingBehavior: "now" }, 'prompt.streamingBehavior must be one of steer, followUp (got "now")'],
+    [
+      { id: "1", type: "prompt", text: "x", streamingBehavior: "now" },
+      'prompt.streamingBehavior must be one of steer, followUp (got "now")',
+    ],
     [{ id: "1", type: "open" }, "open needs exactly one of sessionFile or new"],
     [{ id: "1", type: "open", sessionFile: "a", new: { cwd: "b" } }, "open needs exactly one of sessionFile or new"],
     [{ id: "1", type: "open", new: { cwd: "b", kind: "chat" } }, 'open.new.kind must be one of session, research (got "chat")'],
@@ -50,15 +66,33 @@ describe("parseControlMessage", () => {
       "open.new.child cannot have both tools and excludeTools",
     ],
     [{ id: "1", type: "open", new: { cwd: "b", child: { tools: ["read"] } } }, "open.new.child.marker must be an object"],
-    [{ id: "1", type: "open", new: { cwd: "b", child: { marker: childMarker, model: "faux/faux-1" } } }, "open.new.child.model must be an object"],
-    [{ id: "1", type: "open", new: { cwd: "b", child: { marker: childMarker, model: { provider: "faux" } } } }, "open.new.child.model.id must be a string (got undefined)"],
-    [{ id: "1", type: "open", new: { cwd: "b", child: { marker: childMarker, thinkingLevel: "max" } } }, 'open.new.child.thinkingLevel must be one of off, minimal, low, medium, high, xhigh (got "max")'],
-    [{ id: "1", type: "open", new: { cwd: "b", child: { marker: childMarker, prompt: "x" } } }, "open.new.child has unknown field(s): prompt"],
+    [
+      { id: "1", type: "open", new: { cwd: "b", child: { marker: childMarker, model: "faux/faux-1" } } },
+      "open.new.child.model must be an object",
+    ],
+    [
+      { id: "1", type: "open", new: { cwd: "b", child: { marker: childMarker, model: { provider: "faux" } } } },
+      "open.new.child.model.id must be a string (got undefined)",
+    ],
+    [
+      { id: "1", type: "open", new: { cwd: "b", child: { marker: childMarker, thinkingLevel: "max" } } },
+      'open.new.child.thinkingLevel must be one of off, minimal, low, medium, high, xhigh (got "max")',
+    ],
+    [
+      { id: "1", type: "open", new: { cwd: "b", child: { marker: childMarker, prompt: "x" } } },
+      "open.new.child has unknown field(s): prompt",
+    ],
     [{ id: "1", type: "open", new: { cwd: "b" }, options: { apiUrl: 8787 } }, "open.options.apiUrl must be a string (got a number)"],
     [{ id: "1", type: "open", new: { cwd: "b", sessionId: "../x" } }, "open.new.sessionId must be 1-128 letters, digits, - or _"],
-    [{ id: "1", type: "setThinkingLevel", level: "max" }, 'setThinkingLevel.level must be one of off, minimal, low, medium, high, xhigh (got "max")'],
+    [
+      { id: "1", type: "setThinkingLevel", level: "max" },
+      'setThinkingLevel.level must be one of off, minimal, low, medium, high, xhigh (got "max")',
+    ],
     [{ id: "1", type: "abort", force: true }, "message has unknown field(s): force"],
-    [{ id: "1", type: "prompt", text: "x", images: [{ type: "image", data: "A" }] }, "prompt.images[0].mimeType must be a string (got undefined)"],
+    [
+      { id: "1", type: "prompt", text: "x", images: [{ type: "image", data: "A" }] },
+      "prompt.images[0].mimeType must be a string (got undefined)",
+    ],
     [{ id: "1", type: "faux_turn_reply", turn: {} }, "message.turn needs at least one of text, thinking, toolCalls"],
   ])("rejects %j", (message, error) => {
     expect(parseControlMessage(message)).toEqual({ ok: false, error });
@@ -100,9 +134,15 @@ describe("parseWorkerMessage", () => {
     [{ type: "reply", id: "1", ok: false }, "message.error must be a string (got undefined)"],
     [{ type: "event", event: {} }, "message.event.type must be a string (got undefined)"],
     [{ type: "snapshot", snapshot: {} }, "message.snapshot.revision must be a finite number (got undefined)"],
-    [{ type: "extension_ui", request: { method: "confirm", requestId: "r", title: "t", message: "m", timeoutMs: "soon" } }, "message.request.timeoutMs must be a finite number (got a string)"],
+    [
+      { type: "extension_ui", request: { method: "confirm", requestId: "r", title: "t", message: "m", timeoutMs: "soon" } },
+      "message.request.timeoutMs must be a finite number (got a string)",
+    ],
     [{ type: "extension_ui", request: { method: "custom" } }, 'message.request.method is not a known extension UI method (got "custom")'],
-    [{ type: "fault", kind: "oops", message: "m", fatal: true }, 'message.kind must be one of protocol, uncaughtException, unhandledRejection, runtime (got "oops")'],
+    [
+      { type: "fault", kind: "oops", message: "m", fatal: true },
+      'message.kind must be one of protocol, uncaughtException, unhandledRejection, runtime (got "oops")',
+    ],
   ])("rejects %j", (message, error) => {
     expect(parseWorkerMessage(message)).toEqual({ ok: false, error });
   });
@@ -154,15 +194,28 @@ describe("checkRuntimeSnapshot: model authKind", () => {
   });
 
   it("checks every field the snapshot declares, not only those the control plane reads", () => {
-    expect(checkRuntimeSnapshot({ ...snapshotWith(model, []), isBashRunning: "no" })).toBe("snapshot.isBashRunning must be a boolean (got a string)");
-    expect(checkRuntimeSnapshot(snapshotWith({ ...model, contextWindow: null }, []))).toBe("snapshot.model.contextWindow must be a finite number (got null)");
+    expect(checkRuntimeSnapshot({ ...snapshotWith(model, []), isBashRunning: "no" })).toBe(
+      "snapshot.isBashRunning must be a boolean (got a string)",
+    );
+    expect(checkRuntimeSnapshot(snapshotWith({ ...model, contextWindow: null }, []))).toBe(
+      "snapshot.model.contextWindow must be a finite number (got null)",
+    );
     expect(checkRuntimeSnapshot({ ...snapshotWith(model, []), research: null })).toBeNull();
   });
 
   it.each([
-    [snapshotWith({ ...model, authKind: "subscription" }, []), 'snapshot.model.authKind must be one of apiKey, oauth, unknown (got "subscription")'],
-    [snapshotWith(model, [model, { ...model, authKind: null }]), "snapshot.availableModels[1].authKind must be one of apiKey, oauth, unknown (got null)"],
-    [snapshotWith(model, [{ ...model, authKind: 1 }]), "snapshot.availableModels[0].authKind must be one of apiKey, oauth, unknown (got a number)"],
+    [
+      snapshotWith({ ...model, authKind: "subscription" }, []),
+      'snapshot.model.authKind must be one of apiKey, oauth, unknown (got "subscription")',
+    ],
+    [
+      snapshotWith(model, [model, { ...model, authKind: null }]),
+      "snapshot.availableModels[1].authKind must be one of apiKey, oauth, unknown (got null)",
+    ],
+    [
+      snapshotWith(model, [{ ...model, authKind: 1 }]),
+      "snapshot.availableModels[0].authKind must be one of apiKey, oauth, unknown (got a number)",
+    ],
   ])("rejects a bad authKind (%#)", (snapshot, error) => {
     expect(checkRuntimeSnapshot(snapshot)).toBe(error);
     expect(parseWorkerMessage({ type: "snapshot", snapshot })).toEqual({ ok: false, error: `message.${error}` });

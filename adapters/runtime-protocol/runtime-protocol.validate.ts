@@ -74,7 +74,9 @@ export function parseControlMessage(value: unknown): Checked<ControlMessage> {
   return fail(error ?? "message is invalid");
 }
 
-const workerMessages = new Map<unknown, ContractChecker<TSchema>>(Object.entries(WorkerMessages).map(([type, schema]) => [type, contractChecker(schema, "message", path)]));
+const workerMessages = new Map<unknown, ContractChecker<TSchema>>(
+  Object.entries(WorkerMessages).map(([type, schema]) => [type, contractChecker(schema, "message", path)]),
+);
 const snapshot = contractChecker(RuntimeSnapshot, "snapshot", path);
 
 /** Why `value` is not a runtime snapshot, or null when it is one. */
@@ -87,6 +89,7 @@ export function parseWorkerMessage(value: unknown): Checked<WorkerMessage> {
   if (checker?.is(value)) return { ok: true, value: value as WorkerMessage };
   if (!isRecord(value)) return fail(`message must be an object (got ${describeValue(value)})`);
   const type = value["type"];
-  if (checker === undefined) return fail(`unknown worker message type ${typeof type === "string" ? JSON.stringify(type) : describeValue(type)}`);
+  if (checker === undefined)
+    return fail(`unknown worker message type ${typeof type === "string" ? JSON.stringify(type) : describeValue(type)}`);
   return fail(checker.failure(value)?.message ?? "message is invalid");
 }

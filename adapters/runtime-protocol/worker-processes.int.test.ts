@@ -104,7 +104,11 @@ describe.runIf(linux)("killing tagged processes", () => {
     // A server that is not running: this pid with another start time (a reused pid is not the same server).
     const gone = formatWorkerTag({ owner, server: { pid: me.pid, startTime: String(Number(me.startTime) + 1) }, workerId: randomUUID() });
     const live = formatWorkerTag({ owner, server: me, workerId: randomUUID() });
-    const foreign = formatWorkerTag({ owner: ownerKey(`/tmp/${randomUUID()}`), server: { pid: me.pid, startTime: "1" }, workerId: randomUUID() });
+    const foreign = formatWorkerTag({
+      owner: ownerKey(`/tmp/${randomUUID()}`),
+      server: { pid: me.pid, startTime: "1" },
+      workerId: randomUUID(),
+    });
     const [left, ours, theirs] = [sleepMarker(), sleepMarker(), sleepMarker()];
     detachedShell(gone, left);
     detachedShell(live, ours);

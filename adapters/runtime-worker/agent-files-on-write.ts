@@ -37,7 +37,11 @@ export async function loadPiFileBackend(): Promise<PiFileBackendClass> {
   const file = path.join(path.dirname(entry), "core", "auth-storage.js");
   const loaded = (await import(pathToFileURL(file).href)) as { FileAuthStorageBackend?: PiFileBackendClass };
   const backend = loaded.FileAuthStorageBackend;
-  if (typeof backend !== "function" || typeof backend.prototype.withLock !== "function" || typeof backend.prototype.withLockAsync !== "function") {
+  if (
+    typeof backend !== "function" ||
+    typeof backend.prototype.withLock !== "function" ||
+    typeof backend.prototype.withLockAsync !== "function"
+  ) {
     throw new Error(`pi's FileAuthStorageBackend was not found in ${file}: this pi version is not supported`);
   }
   return backend;

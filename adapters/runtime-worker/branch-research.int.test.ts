@@ -27,7 +27,11 @@ const researchProbe: ExtensionFactory = (pi) => {
     parameters: Type.Object({ threads: Type.Number() }),
     async execute(_id, params, _signal, _onUpdate, ctx) {
       const sessionId = ctx.sessionManager.getSessionId();
-      const threads = Array.from({ length: params.threads }, (_, i) => ({ id: `T${i + 1}`, title: `Thread ${i + 1}`, task: `task ${i + 1}` }));
+      const threads = Array.from({ length: params.threads }, (_, i) => ({
+        id: `T${i + 1}`,
+        title: `Thread ${i + 1}`,
+        task: `task ${i + 1}`,
+      }));
       pi.appendEntry(RESEARCH_CUSTOM_TYPE, researchEventEntryData({ kind: "plan", sessionId, strategy: "probe", threads }));
       pi.appendEntry(
         RESEARCH_CUSTOM_TYPE,

@@ -26,7 +26,14 @@ const assistant = (text: string): AssistantMessage => ({
   api: "faux",
   provider: "faux",
   model: "faux-1",
-  usage: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 2, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
+  usage: {
+    input: 1,
+    output: 1,
+    cacheRead: 0,
+    cacheWrite: 0,
+    totalTokens: 2,
+    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+  },
   stopReason: "stop",
   timestamp: 2,
 });
@@ -54,7 +61,12 @@ describe("makeSessionFileDurable", () => {
     manager.appendCustomEntry("leyline-test", { after: true });
     manager.appendMessage(user("second"));
     expect(fs.readFileSync(file, "utf8")).toBe(serialised(manager));
-    expect(fs.readFileSync(file, "utf8").split("\n").filter((line) => line.includes('"type":"session"'))).toHaveLength(1);
+    expect(
+      fs
+        .readFileSync(file, "utf8")
+        .split("\n")
+        .filter((line) => line.includes('"type":"session"')),
+    ).toHaveLength(1);
 
     // pi resumes it as it is
     const resumed = SessionManager.open(file, dir);
@@ -84,7 +96,12 @@ describe("makeSessionFileDurable", () => {
     const plain = SessionManager.open(plainFile, dir);
     plain.appendMessage(user("again"));
     plain.appendMessage(assistant("answer"));
-    expect(fs.readFileSync(plainFile, "utf8").split("\n").filter((line) => line.includes('"type":"session"'))).toHaveLength(1);
+    expect(
+      fs
+        .readFileSync(plainFile, "utf8")
+        .split("\n")
+        .filter((line) => line.includes('"type":"session"')),
+    ).toHaveLength(1);
   });
 
   it("does not recreate a file removed after it was written (an entry is appended, as pi does)", () => {

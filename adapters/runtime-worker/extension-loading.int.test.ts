@@ -63,7 +63,10 @@ afterAll(async () => {
 });
 
 function spawnWorker(script: FauxScript): ForkedWorkerClient {
-  const client = ForkedWorkerClient.spawn({ fauxScript: script, env: { ...process.env, PI_CODING_AGENT_DIR: dirs.agentDir, PI_OFFLINE: "1" } });
+  const client = ForkedWorkerClient.spawn({
+    fauxScript: script,
+    env: { ...process.env, PI_CODING_AGENT_DIR: dirs.agentDir, PI_OFFLINE: "1" },
+  });
   clients.push(client);
   return client;
 }
@@ -93,9 +96,13 @@ describe("pi extension discovery in a worker", () => {
     await client.request("prompt", { text: "first question", awaitCompletion: true });
     await rec.waitFor(isEvent("agent_end"));
     await client.request("prompt", { text: "/project-hello-cmd some args" });
-    await rec.waitFor((m) => m.type === "extension_ui" && m.request.method === "notify" && m.request.message === "project-hello ran with some args");
+    await rec.waitFor(
+      (m) => m.type === "extension_ui" && m.request.method === "notify" && m.request.message === "project-hello ran with some args",
+    );
     await client.request("prompt", { text: "/user-hello-cmd other" });
-    await rec.waitFor((m) => m.type === "extension_ui" && m.request.method === "notify" && m.request.message === "user-hello ran with other");
+    await rec.waitFor(
+      (m) => m.type === "extension_ui" && m.request.method === "notify" && m.request.message === "user-hello ran with other",
+    );
 
     // the model can call a tool registered by a project extension
     await client.request("prompt", { text: "use the project tool", awaitCompletion: true });
@@ -106,9 +113,15 @@ describe("pi extension discovery in a worker", () => {
       .filter((line) => line["type"] === "message" && (line["message"] as { role: string }).role === "toolResult")
       .map((line) => line["message"] as { toolName?: string; content?: unknown; isError?: boolean });
     expect(toolResults).toEqual([
-      expect.objectContaining({ toolName: "project_hello_tool", isError: false, content: [{ type: "text", text: "project-hello tool result" }] }),
+      expect.objectContaining({
+        toolName: "project_hello_tool",
+        isError: false,
+        content: [{ type: "text", text: "project-hello tool result" }],
+      }),
     ]);
-    const custom = lines.filter((line) => line["type"] === "custom").map((line) => ({ customType: line["customType"], data: line["data"] }));
+    const custom = lines
+      .filter((line) => line["type"] === "custom")
+      .map((line) => ({ customType: line["customType"], data: line["data"] }));
     expect(custom).toEqual(
       expect.arrayContaining([
         { customType: "project-hello-started", data: { reason: "startup" } },
@@ -129,7 +142,10 @@ describe("pi extension discovery in a worker", () => {
   it("a project extension that fails to load becomes a diagnostic, and the others still load", async () => {
     const otherCwd = path.join(dirs.root, "broken-project");
     fs.mkdirSync(path.join(otherCwd, ".pi", "extensions"), { recursive: true });
-    fs.writeFileSync(path.join(otherCwd, ".pi", "extensions", "broken.ts"), "export default function (pi) { throw new Error('broken on purpose'); }\n");
+    fs.writeFileSync(
+      path.join(otherCwd, ".pi", "extensions", "broken.ts"),
+      "export default function (pi) { throw new Error('broken on purpose'); }\n",
+    );
     const client = spawnWorker(new FauxScript([]));
     const opened = await client.request("open", { new: { cwd: otherCwd }, options: { agentDir: dirs.agentDir, faux: {}, heartbeatMs: 0 } });
     const names = opened.slashCommands.map((command) => command.name);

@@ -89,11 +89,19 @@ export class ExtensionUiBridge {
     const getTheme = this.getTheme;
     const context: ExtensionUIContext = {
       select: (title, options, opts) =>
-        this.dialog<string | undefined>(opts, undefined, (requestId, timeoutMs) => ({ method: "select", requestId, title, options: [...options], timeoutMs }), (r) =>
-          typeof r.value === "string" && options.includes(r.value) ? r.value : undefined,
+        this.dialog<string | undefined>(
+          opts,
+          undefined,
+          (requestId, timeoutMs) => ({ method: "select", requestId, title, options: [...options], timeoutMs }),
+          (r) => (typeof r.value === "string" && options.includes(r.value) ? r.value : undefined),
         ),
       confirm: (title, message, opts) =>
-        this.dialog<boolean>(opts, false, (requestId, timeoutMs) => ({ method: "confirm", requestId, title, message, timeoutMs }), (r) => r.confirmed === true),
+        this.dialog<boolean>(
+          opts,
+          false,
+          (requestId, timeoutMs) => ({ method: "confirm", requestId, title, message, timeoutMs }),
+          (r) => r.confirmed === true,
+        ),
       input: (title, placeholder, opts) =>
         this.dialog<string | undefined>(
           opts,
@@ -122,7 +130,12 @@ export class ExtensionUiBridge {
       setWidget(key: string, content: unknown, options?: ExtensionWidgetOptions) {
         // Only string arrays cross the process boundary; component factories are TUI-only.
         if (content !== undefined && !(Array.isArray(content) && content.every((line) => typeof line === "string"))) return;
-        send({ method: "setWidget", key, lines: content === undefined ? null : [...(content as string[])], placement: options?.placement ?? null });
+        send({
+          method: "setWidget",
+          key,
+          lines: content === undefined ? null : [...(content as string[])],
+          placement: options?.placement ?? null,
+        });
       },
       setFooter() {},
       setHeader() {},

@@ -35,7 +35,10 @@ beforeAll(async () => {
     ]),
   });
   rec = record(client);
-  await client.request("open", { new: { cwd: dirs.cwd }, options: { agentDir: dirs.agentDir, faux: { tokensPerSecond: TOKENS_PER_SECOND }, heartbeatMs: 0 } });
+  await client.request("open", {
+    new: { cwd: dirs.cwd },
+    options: { agentDir: dirs.agentDir, faux: { tokensPerSecond: TOKENS_PER_SECOND }, heartbeatMs: 0 },
+  });
 });
 afterAll(async () => {
   await client.dispose({ timeoutMs: 5000 });
@@ -56,40 +59,46 @@ function foldAll(events: readonly WireEvent[]): LiveStreamState[] {
 }
 
 describe("live event encoding through a real worker", () => {
-  it("streams a 20 KB reply as coalesced deltas: ≤ 3× its size over IPC, and the fold rebuilds it exactly", { timeout: 60_000 }, async () => {
-    rec.clear();
-    await client.request("prompt", { text: "a long reply please", awaitCompletion: true });
-    await rec.waitFor(isEvent("agent_end"));
-    const events = rec.events();
-    const bytes = events.reduce((sum, event) => sum + JSON.stringify(event).length, 0);
-    const deltas = events.filter((event) => event.type === "stream_delta");
-    const chunks = Math.ceil(REPLY.length / CHUNK_CHARS);
-    console.info(`20 KB reply: ${bytes} bytes of events (${(bytes / REPLY.length).toFixed(2)}× the reply), ${deltas.length} stream_delta events for ${chunks} chunks`);
+  it(
+    "streams a 20 KB reply as coalesced deltas: ≤ 3× its size over IPC, and the fold rebuilds it exactly",
+    { timeout: 60_000 },
+    async () => {
+      rec.clear();
+      await client.request("prompt", { text: "a long reply please", awaitCompletion: true });
+      await rec.waitFor(isEvent("agent_end"));
+      const events = rec.events();
+      const bytes = events.reduce((sum, event) => sum + JSON.stringify(event).length, 0);
+      const deltas = events.filter((event) => event.type === "stream_delta");
+      const chunks = Math.ceil(REPLY.length / CHUNK_CHARS);
+      console.info(
+        `20 KB reply: ${bytes} bytes of events (${(bytes / REPLY.length).toFixed(2)}× the reply), ${deltas.length} stream_delta events for ${chunks} chunks`,
+      );
 
-    expect(bytes).toBeLessThanOrEqual(3 * REPLY.length);
-    for (const event of events) {
-      expect(event).not.toHaveProperty("assistantMessageEvent");
-      expect(JSON.stringify(event)).not.toContain('"partial"');
-    }
-    expect(events.map((event) => event.type)).not.toContain("message_update");
-    // Coalesced: far fewer events than the model's chunks, yet more than one (it streamed, it did not arrive at the end).
-    expect(deltas.length).toBeGreaterThan(1);
-    expect(deltas.length).toBeLessThanOrEqual(chunks / 4);
+      expect(bytes).toBeLessThanOrEqual(3 * REPLY.length);
+      for (const event of events) {
+        expect(event).not.toHaveProperty("assistantMessageEvent");
+        expect(JSON.stringify(event)).not.toContain('"partial"');
+      }
+      expect(events.map((event) => event.type)).not.toContain("message_update");
+      // Coalesced: far fewer events than the model's chunks, yet more than one (it streamed, it did not arrive at the end).
+      expect(deltas.length).toBeGreaterThan(1);
+      expect(deltas.length).toBeLessThanOrEqual(chunks / 4);
 
-    // The fold rebuilds the text exactly: just before message_end, the streamed message is the reply.
-    const states = foldAll(events);
-    const end = events.findIndex((event) => event.type === "message_end" && (event["message"] as { role?: string }).role === "assistant");
-    expect(end).toBeGreaterThan(0);
-    const beforeEnd = states[end - 1]?.message;
-    expect(beforeEnd).not.toBeNull();
-    expect(streamedText(beforeEnd ?? { timestamp: 0, blocks: [] })).toBe(REPLY);
-    // The reply travels once: message_end and agent_end leave it out.
-    expect(events[end]).toMatchObject({ contentOmitted: true, message: { role: "assistant", stopReason: "stop" } });
-    expect(events[end]?.["message"]).not.toHaveProperty("content");
-    expect(beforeEnd?.timestamp).toBe((events[end]?.["message"] as { timestamp: number }).timestamp);
-    expect(events.find((event) => event.type === "agent_end")).toEqual({ type: "agent_end", contentOmitted: true });
-    expect(states.at(-1)).toEqual(EMPTY_LIVE_STREAM);
-  });
+      // The fold rebuilds the text exactly: just before message_end, the streamed message is the reply.
+      const states = foldAll(events);
+      const end = events.findIndex((event) => event.type === "message_end" && (event["message"] as { role?: string }).role === "assistant");
+      expect(end).toBeGreaterThan(0);
+      const beforeEnd = states[end - 1]?.message;
+      expect(beforeEnd).not.toBeNull();
+      expect(streamedText(beforeEnd ?? { timestamp: 0, blocks: [] })).toBe(REPLY);
+      // The reply travels once: message_end and agent_end leave it out.
+      expect(events[end]).toMatchObject({ contentOmitted: true, message: { role: "assistant", stopReason: "stop" } });
+      expect(events[end]?.["message"]).not.toHaveProperty("content");
+      expect(beforeEnd?.timestamp).toBe((events[end]?.["message"] as { timestamp: number }).timestamp);
+      expect(events.find((event) => event.type === "agent_end")).toEqual({ type: "agent_end", contentOmitted: true });
+      expect(states.at(-1)).toEqual(EMPTY_LIVE_STREAM);
+    },
+  );
 
   it("streams a running bash tool's output before the tool ends", { timeout: 60_000 }, async () => {
     rec.clear();

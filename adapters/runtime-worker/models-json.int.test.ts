@@ -10,7 +10,14 @@ import type { AddressInfo } from "node:net";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RuntimeSnapshot } from "../runtime-protocol/runtime-protocol.ts";
-import { createRuntimeTestDirs, isEvent, readCompleteJsonl, record, type RuntimeTestDirs, streamedReplies } from "../runtime-client/runtime-test-support.ts";
+import {
+  createRuntimeTestDirs,
+  isEvent,
+  readCompleteJsonl,
+  record,
+  type RuntimeTestDirs,
+  streamedReplies,
+} from "../runtime-client/runtime-test-support.ts";
 import { ForkedWorkerClient } from "../runtime-client/worker-client.ts";
 
 interface ReceivedRequest {
@@ -140,8 +147,14 @@ async function promptAndCheck(client: ForkedWorkerClient, prompt: string): Promi
   await rec.waitFor(isEvent("agent_end"));
   expect(rec.events("stream_delta").length).toBeGreaterThan(0);
   expect(streamedReplies(rec.events())).toEqual([REPLY_CHUNKS.join("")]);
-  const ends = rec.events("message_end").map((event) => event["message"] as { role: string; provider?: string; model?: string; stopReason?: string });
-  expect(ends.find((message) => message.role === "assistant")).toMatchObject({ provider: "local", model: "local-coder", stopReason: "stop" });
+  const ends = rec
+    .events("message_end")
+    .map((event) => event["message"] as { role: string; provider?: string; model?: string; stopReason?: string });
+  expect(ends.find((message) => message.role === "assistant")).toMatchObject({
+    provider: "local",
+    model: "local-coder",
+    stopReason: "stop",
+  });
 
   const snapshot = await client.request("snapshot", {});
   const lines = readCompleteJsonl(snapshot.sessionFile ?? "");
@@ -166,9 +179,20 @@ describe("models.json with a local OpenAI-compatible server (real worker, no fau
     const dirs = agentDirWithLocalModel({ defaultProvider: "local", defaultModel: "local-coder" });
     const client = spawnWorker(dirs);
     const opened = await client.request("open", { new: { cwd: dirs.cwd }, options: { agentDir: dirs.agentDir, heartbeatMs: 0 } });
-    expect(opened.model).toMatchObject({ provider: "local", id: "local-coder", name: "Local Coder", api: "openai-completions", contextWindow: 32000 });
+    expect(opened.model).toMatchObject({
+      provider: "local",
+      id: "local-coder",
+      name: "Local Coder",
+      api: "openai-completions",
+      contextWindow: 32000,
+    });
     expect(opened.availableModels).toContainEqual(expect.objectContaining({ provider: "local", id: "local-coder" }));
-    expect(opened.availableModels.filter((model) => model.provider === "local").map((model) => model.id).sort()).toEqual(["local-coder", "local-other"]);
+    expect(
+      opened.availableModels
+        .filter((model) => model.provider === "local")
+        .map((model) => model.id)
+        .sort(),
+    ).toEqual(["local-coder", "local-other"]);
     expect(opened.availableModels.some((model) => model.provider === "faux")).toBe(false);
 
     await promptAndCheck(client, "default-model prompt 7f3a");
@@ -177,7 +201,10 @@ describe("models.json with a local OpenAI-compatible server (real worker, no fau
   });
 
   it("switches to another models.json model with setModel, with the key from auth.json", async () => {
-    const dirs = agentDirWithLocalModel({ defaultProvider: "local", defaultModel: "local-other" }, { local: { type: "api_key", key: "key-from-auth-json" } });
+    const dirs = agentDirWithLocalModel(
+      { defaultProvider: "local", defaultModel: "local-other" },
+      { local: { type: "api_key", key: "key-from-auth-json" } },
+    );
     const client = spawnWorker(dirs);
     const opened = await client.request("open", { new: { cwd: dirs.cwd }, options: { agentDir: dirs.agentDir, heartbeatMs: 0 } });
     expect(opened.model).toMatchObject({ provider: "local", id: "local-other" });
@@ -190,7 +217,9 @@ describe("models.json with a local OpenAI-compatible server (real worker, no fau
     expect(requestsContaining("selected-model prompt 91c2")[0]?.authorization).toBe("Bearer key-from-auth-json");
     // pi records the model change in the session file
     const lines = readCompleteJsonl(snapshot.sessionFile ?? "");
-    const changes = lines.filter((line) => line["type"] === "model_change").map((line) => `${String(line["provider"])}/${String(line["modelId"])}`);
+    const changes = lines
+      .filter((line) => line["type"] === "model_change")
+      .map((line) => `${String(line["provider"])}/${String(line["modelId"])}`);
     expect(changes).toEqual(["local/local-other", "local/local-coder"]);
   });
 
@@ -198,7 +227,9 @@ describe("models.json with a local OpenAI-compatible server (real worker, no fau
     const dirs = agentDirWithLocalModel({ defaultProvider: "local", defaultModel: "local-coder" });
     const client = spawnWorker(dirs);
     await client.request("open", { new: { cwd: dirs.cwd }, options: { agentDir: dirs.agentDir, heartbeatMs: 0 } });
-    await expect(client.request("setModel", { provider: "local", modelId: "not-declared" })).rejects.toThrow("unknown model local/not-declared");
+    await expect(client.request("setModel", { provider: "local", modelId: "not-declared" })).rejects.toThrow(
+      "unknown model local/not-declared",
+    );
     expect((await client.request("snapshot", {})).model).toMatchObject({ provider: "local", id: "local-coder" });
   });
 });

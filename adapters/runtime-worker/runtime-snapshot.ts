@@ -26,7 +26,9 @@ export function modelInfo(ai: PiAi, model: Model<Api>, registry?: ModelRegistry)
     input: [...model.input],
     contextWindow: model.contextWindow,
     maxTokens: model.maxTokens,
-    availableThinkingLevels: model.reasoning ? ["off", ...ai.getSupportedThinkingLevels(model).filter((level) => level !== "off")] : ["off"],
+    availableThinkingLevels: model.reasoning
+      ? ["off", ...ai.getSupportedThinkingLevels(model).filter((level) => level !== "off")]
+      : ["off"],
     ...(registry ? { authKind: modelAuthKind(registry, model) } : {}),
   };
 }
@@ -35,7 +37,11 @@ export function slashCommands(runtime: AgentSessionRuntime): RuntimeSlashCommand
   const session = runtime.session;
   const commands: RuntimeSlashCommand[] = [];
   for (const command of session.extensionRunner.getRegisteredCommands()) {
-    commands.push({ name: command.invocationName, ...(command.description ? { description: command.description } : {}), source: "extension" });
+    commands.push({
+      name: command.invocationName,
+      ...(command.description ? { description: command.description } : {}),
+      source: "extension",
+    });
   }
   for (const template of session.promptTemplates) {
     commands.push({ name: template.name, ...(template.description ? { description: template.description } : {}), source: "prompt" });

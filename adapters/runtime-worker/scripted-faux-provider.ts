@@ -91,7 +91,11 @@ export async function registerScriptedFaux(
       // control plane then takes no turn) asks the others, newest first. All reach one script, so a real
       // "no turn fits" stays null, and a turn is never taken for a worker that cannot deliver it.
       const asked = new Set<AskTurn>();
-      for (let ask = state.askers.at(-1); ask !== undefined && turn === null; ask = [...state.askers].reverse().find((next) => !asked.has(next))) {
+      for (
+        let ask = state.askers.at(-1);
+        ask !== undefined && turn === null;
+        ask = [...state.askers].reverse().find((next) => !asked.has(next))
+      ) {
         asked.add(ask);
         turn = await ask(text);
       }

@@ -189,7 +189,11 @@ export class RuntimeWorkerHost {
   private snapshot(): RuntimeSnapshot {
     const runtime = this.requireRuntime();
     if (!this.ai) throw new Error("pi is not loaded");
-    return buildRuntimeSnapshot(this.ai, runtime, { revision: ++this.revision, kind: this.kind, pendingToolCalls: [...this.pendingToolCalls] });
+    return buildRuntimeSnapshot(this.ai, runtime, {
+      revision: ++this.revision,
+      kind: this.kind,
+      pendingToolCalls: [...this.pendingToolCalls],
+    });
   }
 
   /** Coalesces state-change snapshots into one per macrotask (after pi updated its flags). */
@@ -212,7 +216,12 @@ export class RuntimeWorkerHost {
     const reply = (outcome: { ok: true; result: unknown } | { ok: false; error: string }, onSent?: () => void): void => {
       if (replied) return;
       replied = true;
-      this.send(outcome.ok ? { type: "reply", id: request.id, ok: true, result: outcome.result } : { type: "reply", id: request.id, ok: false, error: outcome.error }, onSent);
+      this.send(
+        outcome.ok
+          ? { type: "reply", id: request.id, ok: true, result: outcome.result }
+          : { type: "reply", id: request.id, ok: false, error: outcome.error },
+        onSent,
+      );
     };
     try {
       if (request.type === "prompt") {
@@ -341,7 +350,11 @@ export class RuntimeWorkerHost {
       }
       case "fork": {
         const result = await this.requireRuntime().fork(request.entryId, { position: request.position ?? "before" });
-        return { cancelled: result.cancelled, ...(result.selectedText !== undefined ? { selectedText: result.selectedText } : {}), snapshot: this.snapshot() };
+        return {
+          cancelled: result.cancelled,
+          ...(result.selectedText !== undefined ? { selectedText: result.selectedText } : {}),
+          snapshot: this.snapshot(),
+        };
       }
       case "newSession": {
         const result = await this.requireRuntime().newSession();
@@ -451,7 +464,12 @@ export class RuntimeWorkerHost {
       onError: (error) =>
         this.send({
           type: "extension_error",
-          error: { extensionPath: error.extensionPath, event: error.event, error: error.error, ...(error.stack ? { stack: error.stack } : {}) },
+          error: {
+            extensionPath: error.extensionPath,
+            event: error.event,
+            error: error.error,
+            ...(error.stack ? { stack: error.stack } : {}),
+          },
         }),
     });
     this.scheduleSnapshot();

@@ -272,14 +272,16 @@ export async function createWorkerRuntime(
     const childModel = wanted ? modelRuntime.getModel(wanted.provider, wanted.id) : undefined;
     if (wanted && !childModel) throw new Error(`Unknown model ${wanted.provider}/${wanted.id}`);
     const releaseThinking = context.messages.length > 0 ? deferOpeningThinkingLevel(args.sessionManager) : null;
-    const created = await pi.createAgentSessionFromServices({
-      services,
-      sessionManager: args.sessionManager,
-      ...(args.sessionStartEvent ? { sessionStartEvent: args.sessionStartEvent } : {}),
-      ...(childModel ? { model: childModel } : fauxModel && !restorable ? { model: fauxModel } : {}),
-      ...(child?.thinkingLevel !== undefined ? { thinkingLevel: child.thinkingLevel } : {}),
-      ...(tools ? { tools } : {}),
-    }).finally(() => releaseThinking?.());
+    const created = await pi
+      .createAgentSessionFromServices({
+        services,
+        sessionManager: args.sessionManager,
+        ...(args.sessionStartEvent ? { sessionStartEvent: args.sessionStartEvent } : {}),
+        ...(childModel ? { model: childModel } : fauxModel && !restorable ? { model: fauxModel } : {}),
+        ...(child?.thinkingLevel !== undefined ? { thinkingLevel: child.thinkingLevel } : {}),
+        ...(tools ? { tools } : {}),
+      })
+      .finally(() => releaseThinking?.());
     const notices: RuntimeNotice[] = [];
     const opened = args.sessionManager.getSessionFile();
     const upgrade = opened !== undefined ? upgrades.get(path.resolve(opened)) : undefined;
@@ -287,7 +289,9 @@ export async function createWorkerRuntime(
     // pi restores the stored model only for a session with messages and only with credentials (sdk.js).
     if (!childModel && stored && !restorable && context.messages.length > 0) {
       const used = created.session.model;
-      notices.push(fallbackNotice({ provider: stored.provider, id: stored.modelId }, used ? { provider: used.provider, id: used.id } : null));
+      notices.push(
+        fallbackNotice({ provider: stored.provider, id: stored.modelId }, used ? { provider: used.provider, id: used.id } : null),
+      );
     }
     setSessionNotices(created.session, notices);
     // As pi's CLI does (main.js): extensions that failed to load become error diagnostics, not silence.

@@ -144,7 +144,11 @@ describe("readSessionFile", () => {
 
 describe("readTail with maxBytes (slices of a large file)", () => {
   /** Reads the whole file in slices of at most about `maxBytes`, from `start`; the lines and the final position. */
-  function readInSlices(file: string, start: TailPosition | null, maxBytes: number): { lines: string[]; position: TailPosition; reads: number } {
+  function readInSlices(
+    file: string,
+    start: TailPosition | null,
+    maxBytes: number,
+  ): { lines: string[]; position: TailPosition; reads: number } {
     const lines: string[] = [];
     let position = start;
     let reads = 0;

@@ -44,9 +44,6 @@ describe("splitUtf8Lines", () => {
   it("keeps lines whose characters fit in Latin-1 as one-byte strings even when another line does not", () => {
     // Not observable through the API except by cost: assert the decoded characters instead.
     const bytes = Buffer.from('{"a":"é"}\n{"b":"Μ😀"}\n', "utf8");
-    expect(splitUtf8Lines(bytes, 0, bytes.length).map((line) => JSON.parse(line) as unknown)).toEqual([
-      { a: "é" },
-      { b: "Μ😀" },
-    ]);
+    expect(splitUtf8Lines(bytes, 0, bytes.length).map((line) => JSON.parse(line) as unknown)).toEqual([{ a: "é" }, { b: "Μ😀" }]);
   });
 });

@@ -55,12 +55,39 @@ function openWithPi(file: string): { ids: string[]; unchanged: boolean } {
 
 const V2_TEXT = [
   JSON.stringify({ type: "session", version: 2, id: "v2-session", timestamp: "2025-06-01T10:00:00.000Z", cwd: "/tmp/project" }),
-  JSON.stringify({ type: "message", id: "aaaa0001", parentId: null, timestamp: "2025-06-01T10:00:01.000Z", message: { role: "user", content: "hi", timestamp: 1 } }),
+  JSON.stringify({
+    type: "message",
+    id: "aaaa0001",
+    parentId: null,
+    timestamp: "2025-06-01T10:00:01.000Z",
+    message: { role: "user", content: "hi", timestamp: 1 },
+  }),
   "this line is not JSON",
   "",
-  JSON.stringify({ type: "message", id: "aaaa0002", parentId: "aaaa0001", timestamp: "2025-06-01T10:00:02.000Z", message: { role: "hookMessage", customType: "x", content: "hook", display: true, timestamp: 2 } }),
+  JSON.stringify({
+    type: "message",
+    id: "aaaa0002",
+    parentId: "aaaa0001",
+    timestamp: "2025-06-01T10:00:02.000Z",
+    message: { role: "hookMessage", customType: "x", content: "hook", display: true, timestamp: 2 },
+  }),
   "[1,2,3]",
-  JSON.stringify({ type: "message", id: "aaaa0003", parentId: "aaaa0002", timestamp: "2025-06-01T10:00:03.000Z", message: { role: "assistant", content: [{ type: "text", text: "ok" }], provider: "anthropic", model: "claude-x", api: "anthropic-messages", usage: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 2 }, stopReason: "stop", timestamp: 3 } }),
+  JSON.stringify({
+    type: "message",
+    id: "aaaa0003",
+    parentId: "aaaa0002",
+    timestamp: "2025-06-01T10:00:03.000Z",
+    message: {
+      role: "assistant",
+      content: [{ type: "text", text: "ok" }],
+      provider: "anthropic",
+      model: "claude-x",
+      api: "anthropic-messages",
+      usage: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 2 },
+      stopReason: "stop",
+      timestamp: 3,
+    },
+  }),
   "",
 ].join("\n");
 
@@ -76,7 +103,10 @@ describe("upgradeSessionFile", () => {
       const trashDir = path.join(tmp, "agent", "leyline-trash");
       const now = new Date("2026-01-02T03:04:05.678Z");
       const upgrade = upgradeSessionFile(file, { trashDir, now });
-      expect(upgrade).toEqual({ fromVersion: 1, backupPath: path.join(trashDir, `${path.basename(fixture, ".jsonl")}.v1-2026-01-02T03-04-05-678Z.jsonl`) });
+      expect(upgrade).toEqual({
+        fromVersion: 1,
+        backupPath: path.join(trashDir, `${path.basename(fixture, ".jsonl")}.v1-2026-01-02T03-04-05-678Z.jsonl`),
+      });
       expect(fs.readFileSync(upgrade?.backupPath ?? "").equals(original)).toBe(true);
 
       const text = fs.readFileSync(file, "utf8");
@@ -84,8 +114,12 @@ describe("upgradeSessionFile", () => {
       expect(JSON.parse(text.split("\n", 1)[0] ?? "")).toMatchObject({ type: "session", version: 3 });
       expect(shownEntries(text)).toEqual(shownBefore);
       // Compactions point at entries by id now (firstKeptEntryIndex is gone), as pi's own migration does.
-      const compactions = text.split("\n").filter((line) => line.includes('"type":"compaction"')).map((line) => JSON.parse(line) as Record<string, unknown>);
-      if (fixture === "v1-before-compaction.jsonl") expect(compactions.map((c) => typeof c["firstKeptEntryId"])).toEqual(["string", "string"]);
+      const compactions = text
+        .split("\n")
+        .filter((line) => line.includes('"type":"compaction"'))
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      if (fixture === "v1-before-compaction.jsonl")
+        expect(compactions.map((c) => typeof c["firstKeptEntryId"])).toEqual(["string", "string"]);
       for (const compaction of compactions) expect(Object.keys(compaction)).not.toContain("firstKeptEntryIndex");
 
       const pi = openWithPi(file);
@@ -114,7 +148,13 @@ describe("upgradeSessionFile", () => {
     expect(fs.readFileSync(upgrade?.backupPath ?? "", "utf8")).toBe(V2_TEXT);
 
     const lines = fs.readFileSync(file, "utf8").split("\n").slice(0, -1);
-    expect(JSON.parse(lines[0] ?? "")).toEqual({ type: "session", version: 3, id: "v2-session", timestamp: "2025-06-01T10:00:00.000Z", cwd: "/tmp/project" });
+    expect(JSON.parse(lines[0] ?? "")).toEqual({
+      type: "session",
+      version: 3,
+      id: "v2-session",
+      timestamp: "2025-06-01T10:00:00.000Z",
+      cwd: "/tmp/project",
+    });
     expect(lines).toContain("this line is not JSON");
     expect(lines).not.toContain("[1,2,3]");
     expect(lines).not.toContain("");
@@ -138,12 +178,18 @@ describe("upgradeSessionFile", () => {
 
   it("keeps a torn last line that is a complete object as the last entry (pi parses it too)", () => {
     const header = JSON.stringify({ type: "session", id: "torn", timestamp: "2025-06-01T10:00:00.000Z", cwd: "/tmp" });
-    const entry = JSON.stringify({ type: "message", timestamp: "2025-06-01T10:00:01.000Z", message: { role: "user", content: "hi", timestamp: 1 } });
+    const entry = JSON.stringify({
+      type: "message",
+      timestamp: "2025-06-01T10:00:01.000Z",
+      message: { role: "user", content: "hi", timestamp: 1 },
+    });
     const upgraded = upgradedSessionText(`${header}\n${entry}`);
     expect(upgraded?.fromVersion).toBe(1);
     const lines = (upgraded?.text ?? "").split("\n");
     expect(lines).toHaveLength(3);
     expect(JSON.parse(lines[1] ?? "")).toMatchObject({ type: "message", parentId: null });
-    expect(upgradedSessionText(`${header}\n${entry.slice(0, 20)}`)?.text).toBe(`${JSON.stringify({ ...JSON.parse(header), version: 3 })}\n`);
+    expect(upgradedSessionText(`${header}\n${entry.slice(0, 20)}`)?.text).toBe(
+      `${JSON.stringify({ ...JSON.parse(header), version: 3 })}\n`,
+    );
   });
 });

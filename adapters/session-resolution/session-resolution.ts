@@ -71,7 +71,10 @@ export async function openSessionFile(host: RuntimeHost, file: string): Promise<
 }
 
 /** The newest session of a folder (absolute): an open runtime there, else the newest persisted one; null if none. */
-export async function newestIn(services: SessionResolutionServices, folder: string): Promise<{ handle?: RuntimeHandle; file?: string } | null> {
+export async function newestIn(
+  services: SessionResolutionServices,
+  folder: string,
+): Promise<{ handle?: RuntimeHandle; file?: string } | null> {
   const open = [...services.host.openRuntimes()].reverse().find((handle) => path.resolve(handle.cwd) === folder);
   if (open !== undefined) return { handle: open };
   const { index } = await services.readSide.ready();

@@ -71,7 +71,12 @@ describe("openLeylineDatabase", () => {
     const raw = sqliteConnectionOf(reopened.db);
     expect(raw).not.toBeNull();
     expect(pragmaValue(raw!, "page_size")).toBe(4096);
-    expect(raw!.prepare("select value from kept").all().map((row) => row.value)).toEqual(["row"]);
+    expect(
+      raw!
+        .prepare("select value from kept")
+        .all()
+        .map((row) => row.value),
+    ).toEqual(["row"]);
     expect(await reopened.db.selectFrom("projection_checkpoints").selectAll().execute()).toEqual([]);
     await reopened.close();
   });

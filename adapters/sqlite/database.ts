@@ -9,13 +9,7 @@ import { Kysely, Migrator, SqliteDialect } from "kysely";
 import { LEYLINE_DATABASE_FILE } from "./data-dir.ts";
 import type { LeylineDatabase } from "./leyline-database.ts";
 import { LEYLINE_SCHEMA_VERSION, leylineMigrationProvider } from "./leyline-migrations.ts";
-import {
-  isUnreadableDatabaseError,
-  openSqliteFile,
-  pragmaValue,
-  sqliteForKysely,
-  type SqliteConnection,
-} from "./sqlite-connection.ts";
+import { isUnreadableDatabaseError, openSqliteFile, pragmaValue, sqliteForKysely, type SqliteConnection } from "./sqlite-connection.ts";
 
 export { isUnreadableDatabaseError };
 

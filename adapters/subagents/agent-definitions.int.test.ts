@@ -20,7 +20,12 @@ function setup() {
   const projectAgents = path.join(project, ".pi", "agents");
   const cwd = path.join(project, "src", "deep");
   fs.mkdirSync(cwd, { recursive: true });
-  agentFile(userAgents, "alpha.md", "name: alpha\ndescription: User alpha\ntools: read, bash\nmodel: prov/user-model\nthinking: low", "Alpha prompt.");
+  agentFile(
+    userAgents,
+    "alpha.md",
+    "name: alpha\ndescription: User alpha\ntools: read, bash\nmodel: prov/user-model\nthinking: low",
+    "Alpha prompt.",
+  );
   agentFile(userAgents, "shared.md", "name: shared\ndescription: User shared");
   agentFile(userAgents, "researcher.md", "name: researcher\ndescription: A user researcher");
   agentFile(userAgents, "broken.md", "name: broken");

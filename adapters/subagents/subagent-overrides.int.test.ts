@@ -46,7 +46,12 @@ describe("subagent override repository", () => {
       b: { session: "s/2" },
     });
     expect(await subagentOverridesOf(db, "b", { projectId: "p1", sessionFile: "/s1.jsonl" })).toEqual({});
-    const row = await db.selectFrom("subagent_model_overrides").selectAll().where("agent_key", "=", "a").where("scope", "=", "global").executeTakeFirst();
+    const row = await db
+      .selectFrom("subagent_model_overrides")
+      .selectAll()
+      .where("agent_key", "=", "a")
+      .where("scope", "=", "global")
+      .executeTakeFirst();
     expect(row).toEqual({ agent_key: "a", scope: "global", scope_id: "", model: "g/2", updated_at: 6 });
 
     expect(await deleteSubagentOverride(db, { agentKey: "a", scope: "project", scopeId: "p1" })).toBe(true);
@@ -57,7 +62,9 @@ describe("subagent override repository", () => {
   it("refuses a scope outside global, project and session", async () => {
     const { db } = await database();
     await expect(
-      sql`insert into subagent_model_overrides (agent_key, scope, scope_id, model, updated_at) values ('a', 'team', '', 'm', 1)`.execute(db),
+      sql`insert into subagent_model_overrides (agent_key, scope, scope_id, model, updated_at) values ('a', 'team', '', 'm', 1)`.execute(
+        db,
+      ),
     ).rejects.toThrow(/CHECK constraint/);
   });
 
@@ -82,7 +89,11 @@ describe("subagent override repository", () => {
     expect(await tables()).toContain("subagent_model_overrides");
     const down = await migrator.migrateTo("0001-projection-checkpoints");
     expect(down.error).toBeUndefined();
-    expect(down.results?.map((r) => [r.migrationName, r.direction, r.status])).toContainEqual(["0002-subagent-overrides", "Down", "Success"]);
+    expect(down.results?.map((r) => [r.migrationName, r.direction, r.status])).toContainEqual([
+      "0002-subagent-overrides",
+      "Down",
+      "Success",
+    ]);
     expect(await tables()).not.toContain("subagent_model_overrides");
     expect((await migrator.migrateToLatest()).error).toBeUndefined();
     await setSubagentOverride(db, { agentKey: "a", scope: "global", scopeId: "", model: "m" });
@@ -205,7 +216,12 @@ describe("resolveSubagentSettings", () => {
     const s = setup();
     const { db } = await database();
     await setSubagentOverride(db, { agentKey: RESEARCHER_AGENT_KEY, scope: "global", scopeId: "", model: "never/used" });
-    const byName = await resolveSubagentSettings(db, { agentDir: s.agentDir, cwd: s.cwd, agentName: "researcher", staticModel: "parent/m" });
+    const byName = await resolveSubagentSettings(db, {
+      agentDir: s.agentDir,
+      cwd: s.cwd,
+      agentName: "researcher",
+      staticModel: "parent/m",
+    });
     expect(byName).toMatchObject({ model: "parent/m", modelSource: "definition", thinkingSource: "definition" });
     expect(byName?.agent).toBe(RESEARCHER_AGENT);
     const byKey = await resolveSubagentSettings(db, { agentDir: s.agentDir, cwd: s.cwd, agentKey: RESEARCHER_AGENT_KEY });

@@ -51,7 +51,16 @@ describe("subagentRequestOf", () => {
 
   it("treats null like absent", () => {
     expect(
-      subagentRequestOf({ task: "T", cwd: "/w", tools: null, excludeTools: ["x"], model: null, thinkingLevel: null, readOnlyBash: null, agent: null }),
+      subagentRequestOf({
+        task: "T",
+        cwd: "/w",
+        tools: null,
+        excludeTools: ["x"],
+        model: null,
+        thinkingLevel: null,
+        readOnlyBash: null,
+        agent: null,
+      }),
     ).toEqual({ task: "T", cwd: "/w", excludeTools: ["x"] });
   });
 

@@ -64,7 +64,10 @@ describe("runSubagent", () => {
     run.catch(() => {});
     let childId = "";
     await recorder.until(() => {
-      const started = recorder.all.find((event) => event.type === "runtime_event" && (event.data(true) as { event: { type: string } }).event.type === "tool_execution_start");
+      const started = recorder.all.find(
+        (event) =>
+          event.type === "runtime_event" && (event.data(true) as { event: { type: string } }).event.type === "tool_execution_start",
+      );
       childId = started?.sessionId ?? "";
       return childId !== "";
     }, "bash started in the child");
@@ -83,7 +86,9 @@ describe("runSubagent", () => {
     const controller = new AbortController();
     controller.abort();
     const before = host.openRuntimes().length;
-    await expect(runSubagent(host, { task: "x", cwd: dirs.cwd }, { signal: controller.signal })).rejects.toBeInstanceOf(SubagentAbortedError);
+    await expect(runSubagent(host, { task: "x", cwd: dirs.cwd }, { signal: controller.signal })).rejects.toBeInstanceOf(
+      SubagentAbortedError,
+    );
     expect(host.openRuntimes()).toHaveLength(before);
   });
 });

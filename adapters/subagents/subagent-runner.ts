@@ -121,7 +121,9 @@ async function resolveParent(host: RuntimeHost, request: SubagentRequest, option
 function parentSettings(parent: Parent): { model?: SubagentModelRef; thinkingLevel?: ThinkingLevelName } {
   if (parent.handle === undefined) return {};
   const state = parent.handle.active().state;
-  const level = (THINKING_LEVELS as readonly string[]).includes(state.thinkingLevel) ? (state.thinkingLevel as ThinkingLevelName) : undefined;
+  const level = (THINKING_LEVELS as readonly string[]).includes(state.thinkingLevel)
+    ? (state.thinkingLevel as ThinkingLevelName)
+    : undefined;
   return {
     ...(state.model ? { model: { provider: state.model.provider, id: state.model.id } } : {}),
     ...(level !== undefined ? { thinkingLevel: level } : {}),
@@ -143,7 +145,8 @@ function abortError(): SubagentAbortedError {
 
 export async function runSubagent(host: RuntimeHost, request: SubagentRequest, options: SubagentRunOptions = {}): Promise<SubagentResult> {
   const { signal } = options;
-  if (request.tools !== undefined && request.excludeTools !== undefined) throw new SubagentRunError("tools and excludeTools cannot be combined");
+  if (request.tools !== undefined && request.excludeTools !== undefined)
+    throw new SubagentRunError("tools and excludeTools cannot be combined");
   if (signal?.aborted) throw abortError();
   const parent = await resolveParent(host, request, options);
   const inherited = parentSettings(parent);

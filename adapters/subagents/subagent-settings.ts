@@ -9,7 +9,12 @@
  * (the task's explicit model, else the parent's), its thinking the caller's static thinking.
  */
 import type { Kysely } from "kysely";
-import { RESEARCHER_AGENT, RESEARCHER_AGENT_KEY, isReservedAgentName, type BuiltinAgentDefinition } from "../../domain/subagent/researcher-agent.ts";
+import {
+  RESEARCHER_AGENT,
+  RESEARCHER_AGENT_KEY,
+  isReservedAgentName,
+  type BuiltinAgentDefinition,
+} from "../../domain/subagent/researcher-agent.ts";
 import { resolveSubagentModel } from "../../domain/subagent/subagent-model.ts";
 import type {
   AgentDefinition,

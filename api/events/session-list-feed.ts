@@ -39,7 +39,11 @@ export interface SessionListFeed {
 /** Events of the runtime host after which runtime-only rows may have changed. */
 const ROSTER_EVENTS = new Set(["runtime_roster", "runtime_removed", "active_session"]);
 
-export function createSessionListFeed(readSide: ReadSide, runtimeHost: RuntimeHostView, onError: (error: unknown) => void = () => undefined): SessionListFeed {
+export function createSessionListFeed(
+  readSide: ReadSide,
+  runtimeHost: RuntimeHostView,
+  onError: (error: unknown) => void = () => undefined,
+): SessionListFeed {
   const persisted = new Map<string, SessionSummary>();
   let runtimeRows: SessionRow[] = [];
   let runtimeSignature = "";

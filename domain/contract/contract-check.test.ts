@@ -12,7 +12,10 @@ describe("a failing value is told the spec's message of the nearest annotated no
     [{}, "text must be a string"],
     [{ text: 1 }, "text must be a string"],
     [{ text: "a", images: 3 }, "images must be an array"],
-    [{ text: "a", images: [{ type: "image", data: "x", mimeType: "image/png" }, { type: "x" }] }, 'images[1] must be { type: "image", data: string, mimeType: string }'],
+    [
+      { text: "a", images: [{ type: "image", data: "x", mimeType: "image/png" }, { type: "x" }] },
+      'images[1] must be { type: "image", data: string, mimeType: string }',
+    ],
     [{ text: "a", streamingBehavior: "now" }, "streamingBehavior must be steer or followUp"],
     [{ text: "a", kind: "z" }, "kind must be session or research"],
     [{ text: "a", handoffId: 2 }, "handoffId must be a string"],
@@ -28,7 +31,10 @@ describe("a failing value is told the spec's message of the nearest annotated no
   it("checks fields in the order the schema declares them, whatever order the errors come in", () => {
     const queue = contractChecker(QueueBody, "body");
     // Both fields are wrong: the action (declared first) is told, as the hand-written parser did.
-    expect(queue.failure({ action: "bogus" })).toEqual({ message: "action must be one of hold, resume, edit, remove, move, steer", code: "invalid_request" });
+    expect(queue.failure({ action: "bogus" })).toEqual({
+      message: "action must be one of hold, resume, edit, remove, move, steer",
+      code: "invalid_request",
+    });
     // A missing revision is a stale one: its own code (409).
     expect(queue.failure({ action: "hold" })).toEqual({ message: "Missing prompt queue revision", code: "conflict" });
     expect(queue.failure({ action: "hold", revision: 1.5 })?.code).toBe("conflict");
@@ -82,7 +88,19 @@ describe("the path style names the field and says what it got (messages between 
     [{ ...good, shape: { kind: "c" } }, "message.shape.kind must be a or b (got a string)"],
     [{ ...good, shape: { kind: "a" } }, "message.shape.size must be a finite number (got undefined)"],
     [{ ...good, shape: { kind: "a", size: Number.NaN } }, "message.shape.size must be a finite number (got a number)"],
-    [{ ...good, shape: { kind: "b", items: [{ name: "n", tags: [] }, { name: "m", tags: "t" }] } }, "message.shape.items[1].tags must be an array of strings (got a string)"],
+    [
+      {
+        ...good,
+        shape: {
+          kind: "b",
+          items: [
+            { name: "n", tags: [] },
+            { name: "m", tags: "t" },
+          ],
+        },
+      },
+      "message.shape.items[1].tags must be an array of strings (got a string)",
+    ],
     [{ ...good, shape: { kind: "b", items: [{ name: "n", tags: [], x: 1, y: 2 }] } }, "message.shape.items[0] has unknown field(s): x, y"],
     [{ ...good, note: 5 }, "message.note must be a string (got a number)"],
     [{ ...good, inner: [] }, "message.inner must be an object"],

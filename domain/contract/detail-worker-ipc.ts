@@ -9,7 +9,9 @@
  */
 import { Type } from "typebox";
 
-const Bytes = Type.Unsafe<Uint8Array>({ description: "Bytes (a Uint8Array, structured-cloned): an events-socket message head or a JSON part." });
+const Bytes = Type.Unsafe<Uint8Array>({
+  description: "Bytes (a Uint8Array, structured-cloned): an events-socket message head or a JSON part.",
+});
 const feed = Type.Number({ description: "The feed (one subscriber on the main thread)." });
 
 export const DetailWorkerRequest = Type.Union(
@@ -21,7 +23,9 @@ export const DetailWorkerRequest = Type.Union(
       type: Type.Literal("detail"),
       request: Type.Number(),
       file: Type.String(),
-      known: Type.Optional(Type.String({ description: "The version the main thread holds the JSON of (the answer then leaves the JSON out)." })),
+      known: Type.Optional(
+        Type.String({ description: "The version the main thread holds the JSON of (the answer then leaves the JSON out)." }),
+      ),
     }),
     Type.Object({ type: Type.Literal("reset") }, { description: "Nobody on the main thread uses the worker now: close every file." }),
   ],
@@ -48,7 +52,12 @@ export const DetailWorkerReply = Type.Union(
   [
     Type.Object({ type: Type.Literal("ready") }),
     FeedMessage,
-    Type.Object({ type: Type.Literal("detail"), request: Type.Number(), result: Type.Union([DetailJson, Type.Null()]), error: Type.Optional(Type.String()) }),
+    Type.Object({
+      type: Type.Literal("detail"),
+      request: Type.Number(),
+      result: Type.Union([DetailJson, Type.Null()]),
+      error: Type.Optional(Type.String()),
+    }),
   ],
   { title: "DetailWorkerReply" },
 );

@@ -19,13 +19,17 @@ describe("server messages", () => {
     expect(serverMessageFailure({ type: "hello", data: { stream: "a", resumed: false, latestSeq: 2 }, seq: 0, epoch: "e" })).toBeNull();
     expect(serverMessageFailure({ type: "ping", seq: 4 })).toBeNull();
     expect(serverMessageFailure({ type: "runtime_roster", data: { sessionIds: ["s1"] }, seq: 1 })).toBeNull();
-    expect(serverMessageFailure({ type: "session_unavailable", data: { sessionId: "s", reason: "gone", message: "m" }, seq: 3 })).toBeNull();
+    expect(
+      serverMessageFailure({ type: "session_unavailable", data: { sessionId: "s", reason: "gone", message: "m" }, seq: 3 }),
+    ).toBeNull();
   });
 
   it("names what breaks: the envelope, an unknown type, data off its schema, data where none belongs", () => {
     expect(serverMessageFailure({ type: "hello", data: { stream: "a", resumed: false, latestSeq: 2 } })).toMatch(/seq/);
     expect(serverMessageFailure({ type: "gossip", seq: 1 })).not.toBeNull();
-    expect(serverMessageFailure({ type: "session_unavailable", data: { sessionId: "s", reason: "lost", message: "m" }, seq: 3 })).toMatch(/^session_unavailable\.data/);
+    expect(serverMessageFailure({ type: "session_unavailable", data: { sessionId: "s", reason: "lost", message: "m" }, seq: 3 })).toMatch(
+      /^session_unavailable\.data/,
+    );
     expect(serverMessageFailure({ type: "runtime_event", data: { activeSessionId: "s" }, seq: 3 })).toMatch(/event/);
     expect(serverMessageFailure({ type: "ping", data: {}, seq: 4 })).toBe("ping carries no data");
   });

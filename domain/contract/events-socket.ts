@@ -8,8 +8,16 @@
  * server sends with `serverMessageFailure` (test/support and the socket fixtures), as it checks HTTP answers.
  */
 import { Type, type Static, type TSchema } from "typebox";
-import type { HelloData as HelloDataType, SessionLoadingData as SessionLoadingDataType, SessionUnavailableData as SessionUnavailableDataType } from "../live/live-messages.ts";
-import type { SessionIndexStatus as SessionIndexStatusType, SessionListDelta as SessionListDeltaType, SessionListSnapshot as SessionListSnapshotType } from "../live/session-list.ts";
+import type {
+  HelloData as HelloDataType,
+  SessionLoadingData as SessionLoadingDataType,
+  SessionUnavailableData as SessionUnavailableDataType,
+} from "../live/live-messages.ts";
+import type {
+  SessionIndexStatus as SessionIndexStatusType,
+  SessionListDelta as SessionListDeltaType,
+  SessionListSnapshot as SessionListSnapshotType,
+} from "../live/session-list.ts";
 import { contractChecker, type ContractChecker } from "./contract-check.ts";
 import { ActiveSnapshot, SessionSummary } from "./http-common.ts";
 import { domainObject, literals, type SameType } from "./schema-kit.ts";

@@ -75,7 +75,13 @@ void [_summary, _research, _entry, _listing, _preview];
 /** An open runtime's full snapshot (spec "Active"). */
 export const Active = domainObject<ActiveType>(
   "Active",
-  { id: Type.String(), path: Type.String(), cwd: Type.String(), diagnostics: Type.Array(Type.Unknown()), state: Type.Object({}, { additionalProperties: true }) },
+  {
+    id: Type.String(),
+    path: Type.String(),
+    cwd: Type.String(),
+    diagnostics: Type.Array(Type.Unknown()),
+    state: Type.Object({}, { additionalProperties: true }),
+  },
   "An open runtime's snapshot: its session, model, streaming state, prompt queue and extension UI (domain/runtime/runtime-types.ts).",
 );
 
@@ -90,7 +96,10 @@ export const ActiveSnapshot = domainObject<ActiveSnapshotType>(
 export const SessionDetail = domainObject<SessionDetailType>(
   "SessionDetail",
   {
-    session: Type.Object({ id: Type.String(), cwd: Type.String(), sessionFile: Type.String(), fileVersion: Type.Number() }, { additionalProperties: true }),
+    session: Type.Object(
+      { id: Type.String(), cwd: Type.String(), sessionFile: Type.String(), fileVersion: Type.Number() },
+      { additionalProperties: true },
+    ),
     entries: Type.Array(Type.Object({ id: Type.String(), type: Type.String(), timestamp: Type.String() }, { additionalProperties: true })),
   },
   "A session's header fields (SessionDetailSession) and its transcript entries (domain/session-detail.ts, domain/transcript/transcript-types.ts).",

@@ -96,9 +96,19 @@ export const RUNTIME_ACTIONS = {
     body: Type.Object({ level: failsWith(Type.String(), "level must be a string") }),
     response: { 200: OkActive },
   },
-  fork: { routes: "both", summary: "Fork the session at an entry (selects the fork)", body: EntryIdBody, response: { 200: OkActiveDetail } },
+  fork: {
+    routes: "both",
+    summary: "Fork the session at an entry (selects the fork)",
+    body: EntryIdBody,
+    response: { 200: OkActiveDetail },
+  },
   mode: { routes: "both", summary: "The steering and follow-up modes (pi's defaults; answers the snapshot)", response: { 200: OkActive } },
-  queue: { routes: "scoped", summary: "Change the prompt queue (hold, resume, edit, remove, move, steer)", body: QueueBody, response: { 200: OkActive } },
+  queue: {
+    routes: "scoped",
+    summary: "Change the prompt queue (hold, resume, edit, remove, move, steer)",
+    body: QueueBody,
+    response: { 200: OkActive },
+  },
   ultrafast: {
     routes: "scoped",
     summary: "Turn the bundled Ultrafast mode on or off",
@@ -116,7 +126,9 @@ export const RUNTIME_ACTIONS = {
 export type RuntimeActionName = keyof typeof RUNTIME_ACTIONS;
 
 /** The body an action takes (`{}` for the actions without one). */
-export type RuntimeActionBody<N extends RuntimeActionName> = (typeof RUNTIME_ACTIONS)[N] extends { body: infer B extends TSchema } ? Static<B> : Record<string, never>;
+export type RuntimeActionBody<N extends RuntimeActionName> = (typeof RUNTIME_ACTIONS)[N] extends { body: infer B extends TSchema }
+  ? Static<B>
+  : Record<string, never>;
 /** What an action answers. */
 export type RuntimeActionResponse<N extends RuntimeActionName> = Static<(typeof RUNTIME_ACTIONS)[N]["response"][200]>;
 

@@ -50,7 +50,13 @@ export const diagnostics = defineRoute("GET", "/internal/diagnostics", {
         uptimeMs: Type.Number(),
         readSide: Type.Object({ phase: Type.String(), failure: Type.Union([Type.String(), Type.Null()]) }),
         sessionIndex: Type.Union([
-          Type.Object({ ready: Type.Boolean(), filesOnDisk: Type.Number(), indexed: Type.Number(), invalid: Type.Number(), watchedFolders: Type.Number() }),
+          Type.Object({
+            ready: Type.Boolean(),
+            filesOnDisk: Type.Number(),
+            indexed: Type.Number(),
+            invalid: Type.Number(),
+            watchedFolders: Type.Number(),
+          }),
           Type.Null(),
         ]),
         dataDir: Type.String(),
@@ -64,10 +70,10 @@ export const diagnostics = defineRoute("GET", "/internal/diagnostics", {
 export const openApiDocument = defineRoute("GET", "/api/openapi.json", {
   summary: "This OpenAPI document, generated from the contract's schemas",
   tags,
-  response: { 200: Type.Object({ openapi: Type.String(), paths: Type.Object({}, { additionalProperties: true }) }, { additionalProperties: true }) },
+  response: {
+    200: Type.Object({ openapi: Type.String(), paths: Type.Object({}, { additionalProperties: true }) }, { additionalProperties: true }),
+  },
 });
-
-
 
 export const eventsSocket = defineRoute("GET", EVENTS_PATH, {
   summary: "The events WebSocket: session list, the focused session's detail, runtime events (snapshot, then deltas)",

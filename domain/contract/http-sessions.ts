@@ -58,7 +58,11 @@ export const createSession = defineRoute("POST", "/api/pi/sessions", {
   summary: "Create a session in a folder (created if needed) and select it",
   tags,
   body: Type.Object({
-    cwd: failsWith(Type.String({ pattern: "\\S" }), { type: "cwd must be a string", required: "cwd must be a non-empty string", default: "cwd must be a non-empty string" }),
+    cwd: failsWith(Type.String({ pattern: "\\S" }), {
+      type: "cwd must be a string",
+      required: "cwd must be a non-empty string",
+      default: "cwd must be a non-empty string",
+    }),
     kind: Type.Optional(SessionKind),
   }),
   response: { 200: Type.Object({ active: Active, detail: SessionDetail }) },
@@ -68,8 +72,16 @@ export const renameSession = defineRoute("PATCH", "/api/pi/sessions/:id", {
   summary: "Rename a session (white space collapses; empty is refused)",
   tags,
   params: SessionIdParams,
-  body: Type.Object({ name: failsWith(Type.String({ pattern: "\\S" }), { type: "name must be a string", pattern: "name must not be empty" }) }),
-  response: { 200: Type.Object({ ok: Type.Literal(true), detail: SessionDetail, session: Type.Unsafe<SessionDetailType["session"]>(Type.Object({}, { additionalProperties: true })) }) },
+  body: Type.Object({
+    name: failsWith(Type.String({ pattern: "\\S" }), { type: "name must be a string", pattern: "name must not be empty" }),
+  }),
+  response: {
+    200: Type.Object({
+      ok: Type.Literal(true),
+      detail: SessionDetail,
+      session: Type.Unsafe<SessionDetailType["session"]>(Type.Object({}, { additionalProperties: true })),
+    }),
+  },
 });
 
 export const deleteSession = defineRoute("DELETE", "/api/pi/sessions/:id", {

@@ -1,6 +1,10 @@
 /** The subagent routes (spec "Subagent routes"): one child run, and the model overrides of agent definitions. */
 import { Type } from "typebox";
-import { SUBAGENT_SCOPES, type SubagentResolution as SubagentResolutionType, type SubagentsView as SubagentsViewType } from "../subagent/subagent-types.ts";
+import {
+  SUBAGENT_SCOPES,
+  type SubagentResolution as SubagentResolutionType,
+  type SubagentsView as SubagentsViewType,
+} from "../subagent/subagent-types.ts";
 import { defineRoute } from "./http-route.ts";
 import { domainObject, failsWith, literals } from "./schema-kit.ts";
 
@@ -15,7 +19,11 @@ function requiredText(name: string) {
 }
 /** A required non-blank string whose wrong type is told apart ("must be a string"). */
 function requiredString(name: string) {
-  return failsWith(Type.String({ pattern: "\\S" }), { type: `${name} must be a string`, default: `${name} must be a non-empty string`, required: `${name} must be a non-empty string` });
+  return failsWith(Type.String({ pattern: "\\S" }), {
+    type: `${name} must be a string`,
+    default: `${name} must be a non-empty string`,
+    required: `${name} must be a non-empty string`,
+  });
 }
 function optionalStrings(name: string) {
   return Type.Optional(failsWith(Type.Union([Type.Array(Type.String()), Type.Null()]), `${name} must be an array of strings`));
@@ -35,7 +43,11 @@ export const runSubagent = defineRoute("POST", "/api/pi/subagent", {
     readOnlyBash: Type.Optional(failsWith(Type.Union([Type.Boolean(), Type.Null()]), "readOnlyBash must be a boolean")),
     model: Type.Optional(
       failsWith(
-        Type.Union([Type.String(), Type.Null(), Type.Object({ provider: Type.String({ minLength: 1 }), id: Type.String({ minLength: 1 }) })]),
+        Type.Union([
+          Type.String(),
+          Type.Null(),
+          Type.Object({ provider: Type.String({ minLength: 1 }), id: Type.String({ minLength: 1 }) }),
+        ]),
         MODEL_MESSAGE,
       ),
     ),
@@ -53,7 +65,10 @@ export const runSubagent = defineRoute("POST", "/api/pi/subagent", {
 
 export const SubagentsView = domainObject<SubagentsViewType>(
   "SubagentsView",
-  { context: Type.Object({}, { additionalProperties: true }), agents: Type.Array(Type.Object({ key: Type.String() }, { additionalProperties: true })) },
+  {
+    context: Type.Object({}, { additionalProperties: true }),
+    agents: Type.Array(Type.Object({ key: Type.String() }, { additionalProperties: true })),
+  },
   "The agents a folder (and session) sees, with their model overrides per scope (domain/subagent/subagent-types.ts).",
 );
 

@@ -195,13 +195,21 @@ function unionFailure(nodes: readonly SchemaNode[], value: unknown, at: readonly
 /** The branch with only the properties it declares before `key`. */
 function fieldsBefore(branch: SchemaNode | undefined, key: string): SchemaNode {
   const properties = Object.entries(recordOf(branch?.["properties"]));
-  const before = properties.slice(0, properties.findIndex(([name]) => name === key));
+  const before = properties.slice(
+    0,
+    properties.findIndex(([name]) => name === key),
+  );
   const required = Array.isArray(branch?.["required"]) ? (branch["required"] as unknown[]) : [];
   return { properties: Object.fromEntries(before), required: before.map(([name]) => name).filter((name) => required.includes(name)) };
 }
 
 /** No branch has the value's discriminant: told at the discriminant, with the first branch's words for it. */
-function discriminantFailure(branches: readonly SchemaNode[], key: string, value: Record<string, unknown>, at: readonly Segment[]): Failure {
+function discriminantFailure(
+  branches: readonly SchemaNode[],
+  key: string,
+  value: Record<string, unknown>,
+  at: readonly Segment[],
+): Failure {
   const discriminants = branches.map((branch) => recordOf(recordOf(branch["properties"])[key]));
   const union = { anyOf: discriminants, ...pickAnnotation(discriminants[0]) };
   return mismatch([union], value[key], [...at, key], Object.hasOwn(value, key) ? "const" : "required");
@@ -244,10 +252,12 @@ function objectFailure(nodes: readonly SchemaNode[], value: Record<string, unkno
   const properties = recordOf(node["properties"]);
   if (node["additionalProperties"] === false) {
     const unknown = Object.keys(value).filter((key) => !Object.hasOwn(properties, key));
-    if (unknown.length > 0) return { at, reason: filled(annotation(nodes, "additionalProperties") ?? `has unknown field(s): ${unknown.join(", ")}`, value) };
+    if (unknown.length > 0)
+      return { at, reason: filled(annotation(nodes, "additionalProperties") ?? `has unknown field(s): ${unknown.join(", ")}`, value) };
   }
   const shape = shapeOf(node);
-  if (shape !== null && !passes(shape, value)) return { at, reason: filled(annotation(nodes, "oneOf") ?? "must match exactly one shape", value) };
+  if (shape !== null && !passes(shape, value))
+    return { at, reason: filled(annotation(nodes, "oneOf") ?? "must match exactly one shape", value) };
   return objectFieldFailure(node, value, at) ?? ownFailure(nodes, value, at);
 }
 

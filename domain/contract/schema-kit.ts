@@ -41,7 +41,10 @@ export function literals<const V extends readonly string[]>(values: V) {
 }
 
 /** The spec's error envelope: `{ "error": message }`. */
-export const ErrorBody = Type.Object({ error: Type.String() }, { title: "ErrorBody", description: "The error envelope of every failing request." });
+export const ErrorBody = Type.Object(
+  { error: Type.String() },
+  { title: "ErrorBody", description: "The error envelope of every failing request." },
+);
 export type ErrorBody = Static<typeof ErrorBody>;
 
 /** `:id` of the session routes. */

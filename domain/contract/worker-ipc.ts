@@ -43,7 +43,9 @@ export const FauxToolCallSpec = Type.Object(
 export const FauxTurn = failsWith(
   Type.Object(
     {
-      match: Type.Optional(failsWith(Type.String({ minLength: 1 }), { minLength: "must not be empty (omit it to consume the turn in order)" })),
+      match: Type.Optional(
+        failsWith(Type.String({ minLength: 1 }), { minLength: "must not be empty (omit it to consume the turn in order)" }),
+      ),
       text: Type.Optional(Type.String()),
       thinking: Type.Optional(Type.String()),
       toolCalls: Type.Optional(Type.Array(FauxToolCallSpec)),
@@ -60,7 +62,10 @@ export const FauxTurn = failsWith(
 // Control plane → worker.
 
 export const ImageInput = failsWith(
-  Type.Object({ type: Type.Literal("image"), data: Type.String({ description: "base64" }), mimeType: NonBlank }, { additionalProperties: false }),
+  Type.Object(
+    { type: Type.Literal("image"), data: Type.String({ description: "base64" }), mimeType: NonBlank },
+    { additionalProperties: false },
+  ),
   MUST_BE_OBJECT,
 );
 
@@ -74,7 +79,13 @@ export const WorkerOpenOptions = failsWith(
       tools: Type.Optional(StringArray),
       heartbeatMs: Type.Optional(Type.Number({ description: "Heartbeat interval in ms; 0 disables. Default 5000." })),
       faux: Type.Optional(
-        failsWith(Type.Object({ tokensPerSecond: Type.Optional(Type.Number()), tokenSize: Type.Optional(Type.Number()) }, { additionalProperties: false }), MUST_BE_OBJECT),
+        failsWith(
+          Type.Object(
+            { tokensPerSecond: Type.Optional(Type.Number()), tokenSize: Type.Optional(Type.Number()) },
+            { additionalProperties: false },
+          ),
+          MUST_BE_OBJECT,
+        ),
       ),
     },
     { additionalProperties: false },
@@ -156,7 +167,10 @@ export const RuntimeRequests = {
   compact: Type.Object({ id: MessageId, type: Type.Literal("compact"), customInstructions: Type.Optional(Type.String()) }, exact),
   setModel: Type.Object({ id: MessageId, type: Type.Literal("setModel"), provider: NonBlank, modelId: NonBlank }, exact),
   setThinkingLevel: Type.Object({ id: MessageId, type: Type.Literal("setThinkingLevel"), level: literals(THINKING_LEVELS) }, exact),
-  bash: Type.Object({ id: MessageId, type: Type.Literal("bash"), command: NonBlank, excludeFromContext: Type.Optional(Type.Boolean()) }, exact),
+  bash: Type.Object(
+    { id: MessageId, type: Type.Literal("bash"), command: NonBlank, excludeFromContext: Type.Optional(Type.Boolean()) },
+    exact,
+  ),
   reload: Type.Object({ id: MessageId, type: Type.Literal("reload") }, exact),
   navigateTree: Type.Object(
     {
@@ -170,7 +184,10 @@ export const RuntimeRequests = {
     },
     exact,
   ),
-  fork: Type.Object({ id: MessageId, type: Type.Literal("fork"), entryId: NonBlank, position: Type.Optional(literals(["before", "at"])) }, exact),
+  fork: Type.Object(
+    { id: MessageId, type: Type.Literal("fork"), entryId: NonBlank, position: Type.Optional(literals(["before", "at"])) },
+    exact,
+  ),
   newSession: Type.Object({ id: MessageId, type: Type.Literal("newSession") }, exact),
   switchSession: Type.Object({ id: MessageId, type: Type.Literal("switchSession"), sessionFile: NonBlank }, exact),
   setSessionName: Type.Object({ id: MessageId, type: Type.Literal("setSessionName"), name: Type.String() }, exact),
@@ -232,10 +249,23 @@ const NOTICE_KIND = 'must be "model-fallback" or "file-upgraded" (got {type})';
 export const RuntimeNotice = failsWith(
   Type.Union([
     Type.Object(
-      { kind: failsWith(Type.Literal("model-fallback"), NOTICE_KIND), message: Type.String(), requested: ModelRef, used: Type.Union([ModelRef, Type.Null()]) },
+      {
+        kind: failsWith(Type.Literal("model-fallback"), NOTICE_KIND),
+        message: Type.String(),
+        requested: ModelRef,
+        used: Type.Union([ModelRef, Type.Null()]),
+      },
       exact,
     ),
-    Type.Object({ kind: failsWith(Type.Literal("file-upgraded"), NOTICE_KIND), message: Type.String(), fromVersion: Type.Number(), backupPath: Type.String() }, exact),
+    Type.Object(
+      {
+        kind: failsWith(Type.Literal("file-upgraded"), NOTICE_KIND),
+        message: Type.String(),
+        fromVersion: Type.Number(),
+        backupPath: Type.String(),
+      },
+      exact,
+    ),
   ]),
   MUST_BE_OBJECT,
 );
@@ -278,10 +308,28 @@ const method = <M extends string>(name: M) => failsWith(Type.Literal(name), METH
 /** Extension UI requests forwarded from the worker. Dialogs carry a `requestId` answered by `extensionUiReply`. */
 export const ExtensionUiRequest = failsWith(
   Type.Union([
-    Type.Object({ method: method("confirm"), requestId: NonBlank, title: Type.String(), message: Type.String(), timeoutMs: NullableTimeout }),
+    Type.Object({
+      method: method("confirm"),
+      requestId: NonBlank,
+      title: Type.String(),
+      message: Type.String(),
+      timeoutMs: NullableTimeout,
+    }),
     Type.Object({ method: method("select"), requestId: NonBlank, title: Type.String(), options: StringArray, timeoutMs: NullableTimeout }),
-    Type.Object({ method: method("input"), requestId: NonBlank, title: Type.String(), placeholder: NullableString, timeoutMs: NullableTimeout }),
-    Type.Object({ method: method("editor"), requestId: NonBlank, title: Type.String(), prefill: NullableString, timeoutMs: NullableTimeout }),
+    Type.Object({
+      method: method("input"),
+      requestId: NonBlank,
+      title: Type.String(),
+      placeholder: NullableString,
+      timeoutMs: NullableTimeout,
+    }),
+    Type.Object({
+      method: method("editor"),
+      requestId: NonBlank,
+      title: Type.String(),
+      prefill: NullableString,
+      timeoutMs: NullableTimeout,
+    }),
     /** A dialog ended without a reply (timeout, abort signal, runtime replaced or disposed). */
     Type.Object({ method: method("dismiss"), requestId: NonBlank, reason: literals(["timeout", "aborted", "replaced", "disposed"]) }),
     Type.Object({ method: method("notify"), message: Type.String(), level: literals(["info", "warning", "error"]) }),
@@ -302,7 +350,12 @@ const OK_IS_BOOLEAN = "must be a boolean (got {type})";
 export const WorkerMessages = {
   ready: Type.Object({ type: Type.Literal("ready"), protocolVersion: Type.Number(), pid: Type.Number() }),
   reply: Type.Union([
-    Type.Object({ type: Type.Literal("reply"), id: MessageId, ok: failsWith(Type.Literal(true), OK_IS_BOOLEAN), result: Type.Optional(Type.Unknown()) }),
+    Type.Object({
+      type: Type.Literal("reply"),
+      id: MessageId,
+      ok: failsWith(Type.Literal(true), OK_IS_BOOLEAN),
+      result: Type.Optional(Type.Unknown()),
+    }),
     Type.Object({ type: Type.Literal("reply"), id: MessageId, ok: failsWith(Type.Literal(false), OK_IS_BOOLEAN), error: Type.String() }),
   ]),
   /**

@@ -1,6 +1,12 @@
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
-import { EMPTY_MESSAGE_MEMORY, encodeLiveEvent, type LiveEncoding, type MessageEncodingMemory, toolResultText } from "./live-event-encoding.ts";
+import {
+  EMPTY_MESSAGE_MEMORY,
+  encodeLiveEvent,
+  type LiveEncoding,
+  type MessageEncodingMemory,
+  toolResultText,
+} from "./live-event-encoding.ts";
 import { applyLiveEvent, EMPTY_LIVE_STREAM, pushStreamDelta, type StreamDelta } from "./live-stream.ts";
 
 type Event = { type: string } & Record<string, unknown>;
@@ -32,7 +38,9 @@ function piUpdates(content: readonly Block[], size: number, wholeArguments: bool
     if (block.type === "toolCall") {
       partial.push({ ...block, arguments: {} });
       events.push(update({ type: "toolcall_start", contentIndex }));
-      if (!wholeArguments) for (const delta of chunks(JSON.stringify(block.arguments), size)) events.push(update({ type: "toolcall_delta", contentIndex, delta }));
+      if (!wholeArguments)
+        for (const delta of chunks(JSON.stringify(block.arguments), size))
+          events.push(update({ type: "toolcall_delta", contentIndex, delta }));
       partial[contentIndex] = block;
       events.push(update({ type: "toolcall_end", contentIndex, toolCall: block }));
       return;
@@ -56,7 +64,11 @@ const blockArb: fc.Arbitrary<Block> = fc.oneof(
   fc.string({ maxLength: 60 }).map((text): Block => ({ type: "text", text })),
   fc.string({ maxLength: 60 }).map((thinking): Block => ({ type: "thinking", thinking })),
   fc
-    .record({ id: fc.string({ minLength: 1, maxLength: 6 }), name: fc.constantFrom("bash", "read", "edit"), arguments: fc.dictionary(fc.string({ maxLength: 6 }), fc.jsonValue({ maxDepth: 2 })) })
+    .record({
+      id: fc.string({ minLength: 1, maxLength: 6 }),
+      name: fc.constantFrom("bash", "read", "edit"),
+      arguments: fc.dictionary(fc.string({ maxLength: 6 }), fc.jsonValue({ maxDepth: 2 })),
+    })
     .map((call): Block => ({ type: "toolCall", ...call })),
 );
 
@@ -99,37 +111,78 @@ describe("encodeLiveEvent laws", () => {
     },
   );
 
-  test.prop([fc.string({ maxLength: 12 }).filter((type) => !HANDLED.has(type)), fc.dictionary(fc.string({ maxLength: 5 }), fc.jsonValue())])(
-    "an event it does not know travels as it is, to be copied JSON-safe",
-    (type, extra) => {
-      const event = { ...extra, type };
-      expect(encodeLiveEvent(event, EMPTY_MESSAGE_MEMORY)).toEqual({ encoding: { kind: "event", event, known: false }, memory: EMPTY_MESSAGE_MEMORY });
-    },
-  );
+  test.prop([
+    fc.string({ maxLength: 12 }).filter((type) => !HANDLED.has(type)),
+    fc.dictionary(fc.string({ maxLength: 5 }), fc.jsonValue()),
+  ])("an event it does not know travels as it is, to be copied JSON-safe", (type, extra) => {
+    const event = { ...extra, type };
+    expect(encodeLiveEvent(event, EMPTY_MESSAGE_MEMORY)).toEqual({
+      encoding: { kind: "event", event, known: false },
+      memory: EMPTY_MESSAGE_MEMORY,
+    });
+  });
 });
 
-const HANDLED = new Set(["message_update", "message_start", "message_end", "turn_end", "agent_end", "tool_execution_start", "tool_execution_update", "tool_execution_end"]);
+const HANDLED = new Set([
+  "message_update",
+  "message_start",
+  "message_end",
+  "turn_end",
+  "agent_end",
+  "tool_execution_start",
+  "tool_execution_update",
+  "tool_execution_end",
+]);
 
 const encode = (event: Event): LiveEncoding => encodeLiveEvent(event, EMPTY_MESSAGE_MEMORY).encoding;
-const assistant = { role: "assistant", content: [{ type: "text", text: "the reply" }], stopReason: "stop", timestamp: 5, usage: { input: 1 } };
-const toolResult = { role: "toolResult", toolCallId: "c1", toolName: "bash", content: [{ type: "text", text: "output" }], isError: false, timestamp: 6 };
+const assistant = {
+  role: "assistant",
+  content: [{ type: "text", text: "the reply" }],
+  stopReason: "stop",
+  timestamp: 5,
+  usage: { input: 1 },
+};
+const toolResult = {
+  role: "toolResult",
+  toolCallId: "c1",
+  toolName: "bash",
+  content: [{ type: "text", text: "output" }],
+  isError: false,
+  timestamp: 6,
+};
 
 describe("encodeLiveEvent", () => {
   it("leaves out the content the transcript carries", () => {
     expect(encode({ type: "message_end", message: assistant })).toEqual({
       kind: "event",
-      event: { type: "message_end", message: { role: "assistant", stopReason: "stop", timestamp: 5, usage: { input: 1 } }, contentOmitted: true },
+      event: {
+        type: "message_end",
+        message: { role: "assistant", stopReason: "stop", timestamp: 5, usage: { input: 1 } },
+        contentOmitted: true,
+      },
       known: true,
     });
     for (const type of ["message_start", "message_end"]) {
       expect(encode({ type, message: toolResult })).toEqual({
         kind: "event",
-        event: { type, message: { role: "toolResult", toolCallId: "c1", toolName: "bash", isError: false, timestamp: 6 }, contentOmitted: true },
+        event: {
+          type,
+          message: { role: "toolResult", toolCallId: "c1", toolName: "bash", isError: false, timestamp: 6 },
+          contentOmitted: true,
+        },
         known: true,
       });
     }
-    expect(encode({ type: "turn_end", message: assistant, toolResults: [toolResult] })).toEqual({ kind: "event", event: { type: "turn_end", contentOmitted: true }, known: true });
-    expect(encode({ type: "agent_end", messages: [assistant, toolResult] })).toEqual({ kind: "event", event: { type: "agent_end", contentOmitted: true }, known: true });
+    expect(encode({ type: "turn_end", message: assistant, toolResults: [toolResult] })).toEqual({
+      kind: "event",
+      event: { type: "turn_end", contentOmitted: true },
+      known: true,
+    });
+    expect(encode({ type: "agent_end", messages: [assistant, toolResult] })).toEqual({
+      kind: "event",
+      event: { type: "agent_end", contentOmitted: true },
+      known: true,
+    });
     expect(encode({ type: "tool_execution_start", toolCallId: "c1", toolName: "bash", args: { command: "ls" } })).toEqual({
       kind: "event",
       event: { type: "tool_execution_start", toolCallId: "c1", toolName: "bash" },
@@ -153,21 +206,43 @@ describe("encodeLiveEvent", () => {
   });
 
   it("turns a tool's partial result into its text, and pi's streaming events into nothing else", () => {
-    expect(encode({ type: "tool_execution_update", toolCallId: "c1", toolName: "bash", args: {}, partialResult: { content: [{ type: "text", text: "a" }, { type: "image", data: "x" }, { type: "text", text: "b" }] } })).toEqual({
+    expect(
+      encode({
+        type: "tool_execution_update",
+        toolCallId: "c1",
+        toolName: "bash",
+        args: {},
+        partialResult: {
+          content: [
+            { type: "text", text: "a" },
+            { type: "image", data: "x" },
+            { type: "text", text: "b" },
+          ],
+        },
+      }),
+    ).toEqual({
       kind: "toolOutput",
       toolCallId: "c1",
       text: "a\nb",
     });
     expect(toolResultText(undefined)).toBe("");
     expect(toolResultText({ content: [] })).toBe("");
-    const ended = { type: "message_update", message: assistant, assistantMessageEvent: { type: "text_end", contentIndex: 0, content: "the reply" } };
+    const ended = {
+      type: "message_update",
+      message: assistant,
+      assistantMessageEvent: { type: "text_end", contentIndex: 0, content: "the reply" },
+    };
     expect(encode(ended)).toEqual({ kind: "none" });
     expect(encode({ type: "message_update", message: assistant })).toEqual({ kind: "none" });
   });
 
   it("remembers which tool calls streamed their JSON, from one message_start to the next", () => {
     const call = { type: "toolCall", id: "c1", name: "bash", arguments: { command: "ls" } };
-    const update = (inner: Record<string, unknown>): Event => ({ type: "message_update", message: { role: "assistant", content: [call] }, assistantMessageEvent: inner });
+    const update = (inner: Record<string, unknown>): Event => ({
+      type: "message_update",
+      message: { role: "assistant", content: [call] },
+      assistantMessageEvent: inner,
+    });
     let memory = EMPTY_MESSAGE_MEMORY;
     const step = (event: Event): LiveEncoding => {
       const next = encodeLiveEvent(event, memory);
@@ -178,9 +253,15 @@ describe("encodeLiveEvent", () => {
       kind: "message",
       deltas: [{ kind: "toolCall", index: 0, id: "c1", name: "bash", json: "" }],
     });
-    expect(step(update({ type: "toolcall_delta", contentIndex: 0, delta: '{"command":"ls"}' }))).toEqual({ kind: "message", deltas: [{ kind: "toolCall", index: 0, json: '{"command":"ls"}' }] });
+    expect(step(update({ type: "toolcall_delta", contentIndex: 0, delta: '{"command":"ls"}' }))).toEqual({
+      kind: "message",
+      deltas: [{ kind: "toolCall", index: 0, json: '{"command":"ls"}' }],
+    });
     expect(memory.jsonStreamed).toEqual([0]);
-    expect(step(update({ type: "toolcall_end", contentIndex: 0, toolCall: call }))).toEqual({ kind: "message", deltas: [{ kind: "toolCall", index: 0, id: "c1", name: "bash", json: "" }] });
+    expect(step(update({ type: "toolcall_end", contentIndex: 0, toolCall: call }))).toEqual({
+      kind: "message",
+      deltas: [{ kind: "toolCall", index: 0, id: "c1", name: "bash", json: "" }],
+    });
     step({ type: "message_start", message: { role: "assistant", content: [], timestamp: 2 } });
     expect(memory).toEqual(EMPTY_MESSAGE_MEMORY);
     expect(step(update({ type: "toolcall_end", contentIndex: 0, toolCall: call }))).toEqual({

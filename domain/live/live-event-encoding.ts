@@ -57,7 +57,10 @@ function withoutContent(message: Record<string, unknown>): Record<string, unknow
 }
 
 /** The deltas of one `assistantMessageEvent` (pi-ai's streaming event of the message's block `contentIndex`). */
-function messageDeltas(inner: Record<string, unknown>, memory: MessageEncodingMemory): { deltas: StreamDelta[]; memory: MessageEncodingMemory } {
+function messageDeltas(
+  inner: Record<string, unknown>,
+  memory: MessageEncodingMemory,
+): { deltas: StreamDelta[]; memory: MessageEncodingMemory } {
   const index = inner["contentIndex"];
   if (typeof index !== "number") return { deltas: [], memory };
   switch (inner["type"]) {
@@ -94,7 +97,10 @@ function messageDeltas(inner: Record<string, unknown>, memory: MessageEncodingMe
 }
 
 /** What a pi session event becomes on the wire, and the memory for the next one. Never throws. */
-export function encodeLiveEvent(event: LooseEvent, memory: MessageEncodingMemory): { encoding: LiveEncoding; memory: MessageEncodingMemory } {
+export function encodeLiveEvent(
+  event: LooseEvent,
+  memory: MessageEncodingMemory,
+): { encoding: LiveEncoding; memory: MessageEncodingMemory } {
   const message = isRecord(event["message"]) ? event["message"] : null;
   const role = message?.["role"];
   switch (event.type) {
@@ -119,14 +125,29 @@ export function encodeLiveEvent(event: LooseEvent, memory: MessageEncodingMemory
     case "agent_end":
       return { encoding: { kind: "event", event: { type: event.type, contentOmitted: true }, known: true }, memory };
     case "tool_execution_start":
-      return { encoding: { kind: "event", event: { type: event.type, toolCallId: text(event["toolCallId"]), toolName: text(event["toolName"]) }, known: true }, memory };
+      return {
+        encoding: {
+          kind: "event",
+          event: { type: event.type, toolCallId: text(event["toolCallId"]), toolName: text(event["toolName"]) },
+          known: true,
+        },
+        memory,
+      };
     case "tool_execution_update":
-      return { encoding: { kind: "toolOutput", toolCallId: text(event["toolCallId"]), text: toolResultText(event["partialResult"]) }, memory };
+      return {
+        encoding: { kind: "toolOutput", toolCallId: text(event["toolCallId"]), text: toolResultText(event["partialResult"]) },
+        memory,
+      };
     case "tool_execution_end":
       return {
         encoding: {
           kind: "event",
-          event: { type: event.type, toolCallId: text(event["toolCallId"]), toolName: text(event["toolName"]), isError: event["isError"] === true },
+          event: {
+            type: event.type,
+            toolCallId: text(event["toolCallId"]),
+            toolName: text(event["toolName"]),
+            isError: event["isError"] === true,
+          },
           known: true,
         },
         memory,

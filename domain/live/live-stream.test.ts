@@ -27,7 +27,12 @@ const blockArb: fc.Arbitrary<{ block: StreamedBlock; chunks: string[] }> = fc.on
   fc.array(chunkTextArb, { maxLength: 6 }).map((chunks) => ({ block: { type: "text" as const, text: chunks.join("") }, chunks })),
   fc.array(chunkTextArb, { maxLength: 6 }).map((chunks) => ({ block: { type: "thinking" as const, text: chunks.join("") }, chunks })),
   fc
-    .record({ id: fc.string({ minLength: 1, maxLength: 8 }), name: fc.constantFrom("bash", "read"), args: fc.dictionary(fc.string({ maxLength: 5 }), fc.string({ maxLength: 20 })), cuts: fc.array(fc.nat(), { maxLength: 5 }) })
+    .record({
+      id: fc.string({ minLength: 1, maxLength: 8 }),
+      name: fc.constantFrom("bash", "read"),
+      args: fc.dictionary(fc.string({ maxLength: 5 }), fc.string({ maxLength: 20 })),
+      cuts: fc.array(fc.nat(), { maxLength: 5 }),
+    })
     .map(({ id, name, args, cuts }) => {
       const json = JSON.stringify(args);
       const at = [...new Set(cuts.map((cut) => cut % (json.length + 1)))].sort((a, b) => a - b);
@@ -40,7 +45,10 @@ const blockArb: fc.Arbitrary<{ block: StreamedBlock; chunks: string[] }> = fc.on
 function deltasOf(blocks: ReadonlyArray<{ block: StreamedBlock; chunks: string[] }>): StreamDelta[] {
   return blocks.flatMap(({ block, chunks }, index): StreamDelta[] =>
     block.type === "toolCall"
-      ? [{ kind: "toolCall", index, id: block.id, name: block.name, json: "" }, ...chunks.map((json) => ({ kind: "toolCall" as const, index, json }))]
+      ? [
+          { kind: "toolCall", index, id: block.id, name: block.name, json: "" },
+          ...chunks.map((json) => ({ kind: "toolCall" as const, index, json })),
+        ]
       : [{ kind: block.type, index, text: "" }, ...chunks.map((text) => ({ kind: block.type, index, text }))],
   );
 }
@@ -78,7 +86,9 @@ const eventArb: fc.Arbitrary<Event> = fc.oneof(
   fc.constant(assistantEnd),
   fc.constant<Event>({ type: "message_start", message: { role: "user", content: "hi", timestamp: 1 } }),
   fc.array(blockArb, { maxLength: 3 }).map((blocks): Event => ({ type: "stream_delta", deltas: deltasOf(blocks) })),
-  fc.record({ id: fc.constantFrom("t1", "t2"), text: chunkTextArb }).map(({ id, text }): Event => ({ type: "stream_delta", tools: { [id]: { append: text } } })),
+  fc
+    .record({ id: fc.constantFrom("t1", "t2"), text: chunkTextArb })
+    .map(({ id, text }): Event => ({ type: "stream_delta", tools: { [id]: { append: text } } })),
   chunkTextArb.map((bash): Event => ({ type: "stream_delta", bash })),
   fc.constantFrom("t1", "t2").map((toolCallId): Event => ({ type: "tool_execution_start", toolCallId, toolName: "bash" })),
   fc.constantFrom("t1", "t2").map((toolCallId): Event => ({ type: "tool_execution_end", toolCallId, toolName: "bash", isError: false })),
@@ -134,13 +144,14 @@ describe("live stream laws", () => {
     },
   );
 
-  test.prop([fc.array(eventArb, { maxLength: 20 }), fc.string({ maxLength: 12 }).filter((type) => !KNOWN.has(type)), fc.dictionary(fc.string({ maxLength: 5 }), fc.jsonValue())])(
-    "an unknown event leaves the state identical (the same object)",
-    (events, type, extra) => {
-      const state = fold(events);
-      expect(applyLiveEvent(state, { ...extra, type })).toBe(state);
-    },
-  );
+  test.prop([
+    fc.array(eventArb, { maxLength: 20 }),
+    fc.string({ maxLength: 12 }).filter((type) => !KNOWN.has(type)),
+    fc.dictionary(fc.string({ maxLength: 5 }), fc.jsonValue()),
+  ])("an unknown event leaves the state identical (the same object)", (events, type, extra) => {
+    const state = fold(events);
+    expect(applyLiveEvent(state, { ...extra, type })).toBe(state);
+  });
 
   test.prop([fc.array(eventArb, { maxLength: 30 })])("the fold never mutates the state it is given", (events) => {
     let state = EMPTY_LIVE_STREAM;
@@ -152,23 +163,23 @@ describe("live stream laws", () => {
     }
   });
 
-  test.prop([fc.array(fc.array(fc.string({ unit: fc.constantFrom("x", "y", "\n"), maxLength: 30 }), { maxLength: 30 }), { maxLength: 8 }), fc.integer({ min: 1, max: 200 })])(
-    "a tool's output sent as textDeltas of its tail-truncated whole output equals the latest output",
-    (updates, keep) => {
-      let state = applyLiveEvent(EMPTY_LIVE_STREAM, { type: "tool_execution_start", toolCallId: "t", toolName: "bash" });
-      let sent = "";
-      let all = "";
-      for (const lines of updates) {
-        all += lines.map((line) => `${line}\n`).join("");
-        const output = all.slice(Math.max(0, all.length - keep));
-        const delta = textDelta(sent, output);
-        sent = output;
-        state = applyLiveEvent(state, { type: "stream_delta", ...(delta !== null ? { tools: { t: delta } } : {}) });
-        expect(state.tools["t"]).toEqual({ toolName: "bash", text: output });
-      }
-      expect(applyLiveEvent(state, { type: "tool_execution_end", toolCallId: "t" }).tools).toEqual({});
-    },
-  );
+  test.prop([
+    fc.array(fc.array(fc.string({ unit: fc.constantFrom("x", "y", "\n"), maxLength: 30 }), { maxLength: 30 }), { maxLength: 8 }),
+    fc.integer({ min: 1, max: 200 }),
+  ])("a tool's output sent as textDeltas of its tail-truncated whole output equals the latest output", (updates, keep) => {
+    let state = applyLiveEvent(EMPTY_LIVE_STREAM, { type: "tool_execution_start", toolCallId: "t", toolName: "bash" });
+    let sent = "";
+    let all = "";
+    for (const lines of updates) {
+      all += lines.map((line) => `${line}\n`).join("");
+      const output = all.slice(Math.max(0, all.length - keep));
+      const delta = textDelta(sent, output);
+      sent = output;
+      state = applyLiveEvent(state, { type: "stream_delta", ...(delta !== null ? { tools: { t: delta } } : {}) });
+      expect(state.tools["t"]).toEqual({ toolName: "bash", text: output });
+    }
+    expect(applyLiveEvent(state, { type: "tool_execution_end", toolCallId: "t" }).tools).toEqual({});
+  });
 });
 
 const KNOWN = new Set([
@@ -190,9 +201,22 @@ describe("applyLiveEvent", () => {
     // A provider that did not stream: the message starts with all its content.
     const whole = applyLiveEvent(EMPTY_LIVE_STREAM, {
       type: "message_start",
-      message: { role: "assistant", timestamp: 5, content: [{ type: "text", text: "all" }, { type: "toolCall", id: "c", name: "read", arguments: { path: "a" } }] },
+      message: {
+        role: "assistant",
+        timestamp: 5,
+        content: [
+          { type: "text", text: "all" },
+          { type: "toolCall", id: "c", name: "read", arguments: { path: "a" } },
+        ],
+      },
     });
-    expect(whole.message).toEqual({ timestamp: 5, blocks: [{ type: "text", text: "all" }, { type: "toolCall", id: "c", name: "read", json: '{"path":"a"}' }] });
+    expect(whole.message).toEqual({
+      timestamp: 5,
+      blocks: [
+        { type: "text", text: "all" },
+        { type: "toolCall", id: "c", name: "read", json: '{"path":"a"}' },
+      ],
+    });
   });
 
   it("streams a `!` command's output between its start and end, keeping only the tail", () => {
@@ -222,11 +246,25 @@ describe("applyLiveEvent", () => {
   it("takes no junk: bad deltas are skipped, a bad snapshot is ignored", () => {
     const state = fold([
       assistantStart(1),
-      { type: "stream_delta", deltas: [{ kind: "text", index: 0 }, { kind: "text", index: -1, text: "x" }, { kind: "other", index: 0, text: "x" }, { kind: "text", index: 0, text: "ok" }] },
+      {
+        type: "stream_delta",
+        deltas: [
+          { kind: "text", index: 0 },
+          { kind: "text", index: -1, text: "x" },
+          { kind: "other", index: 0, text: "x" },
+          { kind: "text", index: 0, text: "ok" },
+        ],
+      },
       { type: "stream_delta", tools: { t: { drop: "x" } }, bash: 3 },
     ]);
     expect(state).toEqual({ message: { timestamp: 1, blocks: [{ type: "text", text: "ok" }] }, tools: {}, bash: null });
-    for (const junk of [null, {}, { message: null, tools: [], bash: null }, { message: { blocks: [] }, tools: {}, bash: null }, { message: null, tools: { t: { text: 1 } }, bash: null }]) {
+    for (const junk of [
+      null,
+      {},
+      { message: null, tools: [], bash: null },
+      { message: { blocks: [] }, tools: {}, bash: null },
+      { message: null, tools: { t: { text: 1 } }, bash: null },
+    ]) {
       expect(applyLiveEvent(state, { type: "stream_snapshot", state: junk })).toBe(state);
       expect(liveStreamStateOf(junk)).toBeNull();
     }
@@ -241,7 +279,14 @@ describe("streamed helpers", () => {
   });
 
   it("joins text or thinking blocks as the transcript does", () => {
-    const message = { timestamp: 0, blocks: [{ type: "thinking" as const, text: "t" }, { type: "text" as const, text: "a" }, { type: "text" as const, text: "b" }] };
+    const message = {
+      timestamp: 0,
+      blocks: [
+        { type: "thinking" as const, text: "t" },
+        { type: "text" as const, text: "a" },
+        { type: "text" as const, text: "b" },
+      ],
+    };
     expect(streamedText(message)).toBe("a\nb");
     expect(streamedText(message, "thinking")).toBe("t");
     expect(streamedBlocksOf("not content")).toEqual([]);

@@ -89,7 +89,8 @@ export interface StreamSnapshotEvent {
 }
 
 /** A `!` command started or ended (Leyline's events: pi has none for `executeBash`). */
-export type BashExecutionEvent = { readonly type: "bash_execution_start"; readonly command: string } | { readonly type: "bash_execution_end" };
+export type BashExecutionEvent =
+  { readonly type: "bash_execution_start"; readonly command: string } | { readonly type: "bash_execution_end" };
 
 /**
  * Event types the worker sends instead of, or besides, pi's own (their shapes above). pi's `message_update` and
@@ -109,7 +110,12 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 function isStreamedBlock(value: unknown): value is StreamedBlock {
   if (!isRecord(value)) return false;
   if (value["type"] === "text" || value["type"] === "thinking") return typeof value["text"] === "string";
-  return value["type"] === "toolCall" && typeof value["id"] === "string" && typeof value["name"] === "string" && typeof value["json"] === "string";
+  return (
+    value["type"] === "toolCall" &&
+    typeof value["id"] === "string" &&
+    typeof value["name"] === "string" &&
+    typeof value["json"] === "string"
+  );
 }
 
 function isOutput(value: unknown, key: "toolName" | "command"): boolean {
@@ -121,7 +127,15 @@ export function liveStreamStateOf(value: unknown): LiveStreamState | null {
   if (!isRecord(value) || !isRecord(value["tools"])) return null;
   const message = value["message"];
   const bash = value["bash"];
-  if (message !== null && !(isRecord(message) && typeof message["timestamp"] === "number" && Array.isArray(message["blocks"]) && message["blocks"].every(isStreamedBlock))) {
+  if (
+    message !== null &&
+    !(
+      isRecord(message) &&
+      typeof message["timestamp"] === "number" &&
+      Array.isArray(message["blocks"]) &&
+      message["blocks"].every(isStreamedBlock)
+    )
+  ) {
     return null;
   }
   if (bash !== null && !isOutput(bash, "command")) return null;

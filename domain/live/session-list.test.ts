@@ -35,13 +35,20 @@ describe("session list", () => {
   });
 
   it("orders runtime-only rows first, then newest first, then by key", () => {
-    const rows = [row("old", { modified: "2026-01-01T00:00:00.000Z" }), row("new", { modified: "2026-01-02T00:00:00.000Z" }), row("rt", { runtimeOnly: true, path: "" })];
+    const rows = [
+      row("old", { modified: "2026-01-01T00:00:00.000Z" }),
+      row("new", { modified: "2026-01-02T00:00:00.000Z" }),
+      row("rt", { runtimeOnly: true, path: "" }),
+    ];
     expect([...rows].sort(compareSessionRows).map((r) => r.id)).toEqual(["rt", "new", "old"]);
   });
 
   it("applies upserts and removals by key, in list order", () => {
     const before = [row("a"), row("b")];
-    const after = applySessionListDelta(before, { upserted: [row("b", { messageCount: 5 }), row("c", { modified: "2026-02-01T00:00:00.000Z" })], removed: ["/s/a.jsonl"] });
+    const after = applySessionListDelta(before, {
+      upserted: [row("b", { messageCount: 5 }), row("c", { modified: "2026-02-01T00:00:00.000Z" })],
+      removed: ["/s/a.jsonl"],
+    });
     expect(after.map((r) => [r.id, r.messageCount])).toEqual([
       ["c", 1],
       ["b", 5],

@@ -77,7 +77,10 @@ export function applySessionListDelta(rows: readonly SessionRow[], delta: Pick<S
  * The delta from one list to another (rows compared as JSON); null when equal. The law:
  * `applySessionListDelta(a, diffSessionLists(a, b))` equals `b` sorted.
  */
-export function diffSessionLists(before: readonly SessionRow[], after: readonly SessionRow[]): Pick<SessionListDelta, "upserted" | "removed"> | null {
+export function diffSessionLists(
+  before: readonly SessionRow[],
+  after: readonly SessionRow[],
+): Pick<SessionListDelta, "upserted" | "removed"> | null {
   const old = new Map<string, SessionRow>();
   for (const row of before) old.set(sessionRowKey(row), row);
   const upserted: SessionRow[] = [];

@@ -7,7 +7,10 @@ const textArb = fc.string({ unit: fc.constantFrom("a", "b", "c", "\n", "Ã©", "âœ
 
 /** pi's bash tool output over time: lines appended, the head cut to keep the last `keep` characters. */
 const tailTruncatedArb = fc
-  .record({ lines: fc.array(fc.string({ unit: fc.constantFrom("x", "y", "z", "0", "1"), maxLength: 30 }), { maxLength: 60 }), keep: fc.integer({ min: 1, max: 400 }) })
+  .record({
+    lines: fc.array(fc.string({ unit: fc.constantFrom("x", "y", "z", "0", "1"), maxLength: 30 }), { maxLength: 60 }),
+    keep: fc.integer({ min: 1, max: 400 }),
+  })
   .map(({ lines, keep }) => {
     const outputs: string[] = [];
     let all = "";
@@ -32,12 +35,15 @@ describe("textDelta laws", () => {
     expect(textDelta(a, a + b)).toEqual(b === "" ? null : { append: b });
   });
 
-  test.prop([textArb, textArb.filter((y) => y !== ""), textArb])("a cut head costs no more than the new tail (never a replacement)", (x, y, z) => {
-    const delta = textDelta(x + y, y + z);
-    if (delta === null) return;
-    expect(delta.replace).toBeUndefined();
-    expect((delta.append ?? "").length).toBeLessThanOrEqual(z.length);
-  });
+  test.prop([textArb, textArb.filter((y) => y !== ""), textArb])(
+    "a cut head costs no more than the new tail (never a replacement)",
+    (x, y, z) => {
+      const delta = textDelta(x + y, y + z);
+      if (delta === null) return;
+      expect(delta.replace).toBeUndefined();
+      expect((delta.append ?? "").length).toBeLessThanOrEqual(z.length);
+    },
+  );
 
   test.prop([tailTruncatedArb])("a tail-truncated output followed update by update rebuilds every update", (outputs) => {
     let held = "";

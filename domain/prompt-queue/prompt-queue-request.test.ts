@@ -18,11 +18,26 @@ function code(body: unknown): string {
 describe("queueCommand", () => {
   it("maps each action to its command", () => {
     expect(queueCommand({ action: "hold", revision: 3 }, ctx)).toEqual({ ok: true, command: { type: "hold", revision: 3 } });
-    expect(queueCommand({ action: "resume", revision: 3 }, { stopping: true })).toEqual({ ok: true, command: { type: "resume", revision: 3, stopping: true } });
-    expect(queueCommand({ action: "edit", revision: 3, id: "a", text: "" }, ctx)).toEqual({ ok: true, command: { type: "edit", revision: 3, id: "a", text: "" } });
-    expect(queueCommand({ action: "remove", revision: 3, id: "a" }, ctx)).toEqual({ ok: true, command: { type: "remove", revision: 3, id: "a" } });
-    expect(queueCommand({ action: "move", revision: 3, id: "a", direction: "down" }, ctx)).toEqual({ ok: true, command: { type: "move", revision: 3, id: "a", direction: "down" } });
-    expect(queueCommand({ action: "steer", revision: 3, id: "a" }, ctx)).toEqual({ ok: true, command: { type: "steer", revision: 3, id: "a" } });
+    expect(queueCommand({ action: "resume", revision: 3 }, { stopping: true })).toEqual({
+      ok: true,
+      command: { type: "resume", revision: 3, stopping: true },
+    });
+    expect(queueCommand({ action: "edit", revision: 3, id: "a", text: "" }, ctx)).toEqual({
+      ok: true,
+      command: { type: "edit", revision: 3, id: "a", text: "" },
+    });
+    expect(queueCommand({ action: "remove", revision: 3, id: "a" }, ctx)).toEqual({
+      ok: true,
+      command: { type: "remove", revision: 3, id: "a" },
+    });
+    expect(queueCommand({ action: "move", revision: 3, id: "a", direction: "down" }, ctx)).toEqual({
+      ok: true,
+      command: { type: "move", revision: 3, id: "a", direction: "down" },
+    });
+    expect(queueCommand({ action: "steer", revision: 3, id: "a" }, ctx)).toEqual({
+      ok: true,
+      command: { type: "steer", revision: 3, id: "a" },
+    });
   });
 
   it("an unknown or missing action is invalid (400)", () => {

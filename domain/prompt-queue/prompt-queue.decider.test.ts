@@ -75,38 +75,55 @@ describe("enqueue: routing a prompt request", () => {
   it("an idle session with no pending tasks submits a plain prompt now (queued: false)", () => {
     const { decision } = given().when(enqueue()).thenEvents([]);
     expect(decision.ok && decision.queued).toBe(false);
-    expect(decision.ok && decision.submission).toEqual({ via: "prompt", taskId: null, text: "hello", images: [], kind: "session", handoffId: null });
+    expect(decision.ok && decision.submission).toEqual({
+      via: "prompt",
+      taskId: null,
+      text: "hello",
+      images: [],
+      kind: "session",
+      handoffId: null,
+    });
   });
 
   it("a busy session retains a plain prompt in the editable queue (queued: true)", () => {
-    const { decision } = given().when(enqueue({ busy: true })).thenEvents([
-      { type: "taskQueued", task: { ...task("new"), text: "hello", queuedAt: 5_000 } },
-    ]);
+    const { decision } = given()
+      .when(enqueue({ busy: true }))
+      .thenEvents([{ type: "taskQueued", task: { ...task("new"), text: "hello", queuedAt: 5_000 } }]);
     expect(decision.ok && decision.queued).toBe(true);
     expect(decision.ok && decision.submission).toBeNull();
   });
 
   it("a nonempty queue retains a plain prompt even when pi is idle", () => {
-    given(queued("a")).when(enqueue()).thenState((s) => expect(s.items.map((i) => i.id)).toEqual(["a", "new"]));
+    given(queued("a"))
+      .when(enqueue())
+      .thenState((s) => expect(s.items.map((i) => i.id)).toEqual(["a", "new"]));
   });
 
   it("followUp on an idle, unheld, empty queue dispatches immediately", () => {
-    const { decision } = given().when(enqueue({ streamingBehavior: "followUp" })).thenEvents([]);
+    const { decision } = given()
+      .when(enqueue({ streamingBehavior: "followUp" }))
+      .thenEvents([]);
     expect(decision.ok && decision.submission?.via).toBe("prompt");
   });
 
   it("followUp while busy goes to the editable queue", () => {
-    given().when(enqueue({ streamingBehavior: "followUp", busy: true })).thenState((s) => expect(s.items).toHaveLength(1));
+    given()
+      .when(enqueue({ streamingBehavior: "followUp", busy: true }))
+      .thenState((s) => expect(s.items).toHaveLength(1));
   });
 
   it("steer while busy takes pi's steering path and counts as queued", () => {
-    const { decision } = given().when(enqueue({ streamingBehavior: "steer", busy: true })).thenEvents([]);
+    const { decision } = given()
+      .when(enqueue({ streamingBehavior: "steer", busy: true }))
+      .thenEvents([]);
     expect(decision.ok && decision.submission?.via).toBe("steer");
     expect(decision.ok && decision.queued).toBe(true);
   });
 
   it("steer on an idle session starts a new run instead", () => {
-    const { decision } = given().when(enqueue({ streamingBehavior: "steer" })).thenEvents([]);
+    const { decision } = given()
+      .when(enqueue({ streamingBehavior: "steer" }))
+      .thenEvents([]);
     expect(decision.ok && decision.submission?.via).toBe("prompt");
     expect(decision.ok && decision.queued).toBe(false);
   });
@@ -137,19 +154,27 @@ describe("enqueue: routing a prompt request", () => {
   });
 
   it("empty text is valid only with at least one image", () => {
-    given().when(enqueue({ text: "  " })).thenRejects("invalid");
-    given().when(enqueue({ text: "", images: [PNG], busy: true })).thenState((s) => expect(s.items[0]?.images).toEqual([PNG]));
+    given()
+      .when(enqueue({ text: "  " }))
+      .thenRejects("invalid");
+    given()
+      .when(enqueue({ text: "", images: [PNG], busy: true }))
+      .thenState((s) => expect(s.items[0]?.images).toEqual([PNG]));
   });
 
   it("only PNG, JPEG, GIF and WebP images are accepted", () => {
-    given().when(enqueue({ images: [{ type: "image", data: "x", mimeType: "image/bmp" }] })).thenRejects("invalid");
+    given()
+      .when(enqueue({ images: [{ type: "image", data: "x", mimeType: "image/bmp" }] }))
+      .thenRejects("invalid");
     for (const mimeType of ["image/png", "image/jpeg", "image/gif", "image/webp"]) {
       expect(decide(enqueue({ images: [{ type: "image", data: "x", mimeType }] }), initialState()).ok).toBe(true);
     }
   });
 
   it("a duplicate task id is rejected", () => {
-    given(queued("new")).when(enqueue({ busy: true })).thenRejects("invalid");
+    given(queued("new"))
+      .when(enqueue({ busy: true }))
+      .thenRejects("invalid");
   });
 
   it("the queued task keeps kind, handoff id and the command's time", () => {
@@ -182,11 +207,17 @@ describe("revisions", () => {
 
 describe("hold and resume", () => {
   it("hold holds a nonempty queue", () => {
-    given(queued("a")).when({ type: "hold", revision: 1 }).thenEvents([{ type: "queueHeld" }]).thenState((s) => expect(s.held).toBe(true));
+    given(queued("a"))
+      .when({ type: "hold", revision: 1 })
+      .thenEvents([{ type: "queueHeld" }])
+      .thenState((s) => expect(s.held).toBe(true));
   });
 
   it("an empty queue stays unheld", () => {
-    given().when({ type: "hold", revision: 0 }).thenEvents([]).thenState((s) => expect(s).toEqual(initialState()));
+    given()
+      .when({ type: "hold", revision: 0 })
+      .thenEvents([])
+      .thenState((s) => expect(s).toEqual(initialState()));
   });
 
   it("hold cancels an unaccepted queue submission", () => {
@@ -204,11 +235,15 @@ describe("hold and resume", () => {
   });
 
   it("resume is rejected while Stop is still in progress", () => {
-    given(queued("a"), { type: "queueHeld" }).when((s) => ({ type: "resume", revision: s.revision, stopping: true })).thenRejects("blocked");
+    given(queued("a"), { type: "queueHeld" })
+      .when((s) => ({ type: "resume", revision: s.revision, stopping: true }))
+      .thenRejects("blocked");
   });
 
   it("resume of an unheld queue without error changes nothing", () => {
-    given(queued("a")).when((s) => ({ type: "resume", revision: s.revision, stopping: false })).thenEvents([]);
+    given(queued("a"))
+      .when((s) => ({ type: "resume", revision: s.revision, stopping: false }))
+      .thenEvents([]);
   });
 });
 
@@ -229,7 +264,9 @@ describe("edit, remove, move", () => {
   });
 
   it("empty replacement text is valid only if the task has images", () => {
-    given(queued("a")).when((s) => ({ type: "edit", revision: s.revision, id: "a", text: " " })).thenRejects("invalid");
+    given(queued("a"))
+      .when((s) => ({ type: "edit", revision: s.revision, id: "a", text: " " }))
+      .thenRejects("invalid");
     given(queued("a", { images: [PNG] }))
       .when((s) => ({ type: "edit", revision: s.revision, id: "a", text: "" }))
       .thenState((s) => expect(s.items[0]?.text).toBe(""));
@@ -274,8 +311,12 @@ describe("edit, remove, move", () => {
   });
 
   it("move past either end, or past a task being sent, is invalid", () => {
-    given(queued("a"), queued("b")).when((s) => ({ type: "move", revision: s.revision, id: "a", direction: "up" })).thenRejects("invalid");
-    given(queued("a"), queued("b")).when((s) => ({ type: "move", revision: s.revision, id: "b", direction: "down" })).thenRejects("invalid");
+    given(queued("a"), queued("b"))
+      .when((s) => ({ type: "move", revision: s.revision, id: "a", direction: "up" }))
+      .thenRejects("invalid");
+    given(queued("a"), queued("b"))
+      .when((s) => ({ type: "move", revision: s.revision, id: "b", direction: "down" }))
+      .thenRejects("invalid");
     given(queued("a"), queued("b"), { type: "submissionStarted", id: "a", via: "prompt" })
       .when((s) => ({ type: "move", revision: s.revision, id: "b", direction: "up" }))
       .thenRejects("invalid");
@@ -292,7 +333,9 @@ describe("steer a queued task", () => {
   });
 
   it("requires an unheld queue", () => {
-    given(queued("a"), { type: "queueHeld" }).when((s) => ({ type: "steer", revision: s.revision, id: "a" })).thenRejects("blocked");
+    given(queued("a"), { type: "queueHeld" })
+      .when((s) => ({ type: "steer", revision: s.revision, id: "a" }))
+      .thenRejects("blocked");
   });
 });
 
@@ -308,7 +351,9 @@ describe("dispatch", () => {
     given(queued("a"), { type: "queueHeld" }).when({ type: "dispatchNext", busy: false }).thenEvents([]);
     given(queued("a")).when({ type: "dispatchNext", busy: true }).thenEvents([]);
     given().when({ type: "dispatchNext", busy: false }).thenEvents([]);
-    given(queued("a"), queued("b"), { type: "submissionStarted", id: "a", via: "prompt" }).when({ type: "dispatchNext", busy: false }).thenEvents([]);
+    given(queued("a"), queued("b"), { type: "submissionStarted", id: "a", via: "prompt" })
+      .when({ type: "dispatchNext", busy: false })
+      .thenEvents([]);
   });
 
   it("pi acceptance removes the task", () => {
@@ -351,7 +396,10 @@ describe("interrupt and reload", () => {
   });
 
   it("interrupt with no pending tasks leaves the queue unheld", () => {
-    given().when({ type: "interrupt" }).thenEvents([]).thenState((s) => expect(s.held).toBe(false));
+    given()
+      .when({ type: "interrupt" })
+      .thenEvents([])
+      .thenState((s) => expect(s.held).toBe(false));
   });
 
   it("reload retains the tasks in a held state", () => {

@@ -85,7 +85,11 @@ function holdEvents(state: PromptQueueState): PromptQueueEvent[] {
   return events;
 }
 
-function submissionOf(task: Pick<QueuedTask, "text" | "images" | "kind" | "handoffId">, via: PromptSubmission["via"], taskId: string | null): PromptSubmission {
+function submissionOf(
+  task: Pick<QueuedTask, "text" | "images" | "kind" | "handoffId">,
+  via: PromptSubmission["via"],
+  taskId: string | null,
+): PromptSubmission {
   return { via, taskId, text: task.text, images: task.images, kind: task.kind, handoffId: task.handoffId };
 }
 
@@ -215,7 +219,10 @@ function withItems(state: PromptQueueState, items: QueuedTask[]): PromptQueueSta
 
 function updateItem(state: PromptQueueState, id: string, change: (task: QueuedTask) => QueuedTask): PromptQueueState {
   if (!state.items.some((item) => item.id === id)) return state;
-  return withItems(state, state.items.map((item) => (item.id === id ? change(item) : item)));
+  return withItems(
+    state,
+    state.items.map((item) => (item.id === id ? change(item) : item)),
+  );
 }
 
 /** Applies one event; an event that names a missing task leaves the state unchanged. Never throws. */
@@ -233,7 +240,10 @@ export function evolve(state: PromptQueueState, event: PromptQueueEvent): Prompt
     case "taskRemoved":
     case "submissionAccepted":
       if (!state.items.some((item) => item.id === event.id)) return state;
-      return withItems(state, state.items.filter((item) => item.id !== event.id));
+      return withItems(
+        state,
+        state.items.filter((item) => item.id !== event.id),
+      );
     case "taskMoved": {
       const index = state.items.findIndex((item) => item.id === event.id);
       const other = index + (event.direction === "up" ? -1 : 1);

@@ -33,7 +33,17 @@ const revision = fc.constantFrom<Revision>("current", "current", "current", "cur
 const text = fc.constantFrom("", " ", "a", "fix the bug", "second");
 
 const step: fc.Arbitrary<Step> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ t: fc.constant("enqueue" as const), text, images: fc.nat(2), behavior: fc.constantFrom("steer" as const, "followUp" as const, null), busy: fc.boolean(), ext: fc.boolean() }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      t: fc.constant("enqueue" as const),
+      text,
+      images: fc.nat(2),
+      behavior: fc.constantFrom("steer" as const, "followUp" as const, null),
+      busy: fc.boolean(),
+      ext: fc.boolean(),
+    }),
+  },
   fc.record({ t: fc.constantFrom("hold" as const, "resume" as const), revision, stopping: fc.boolean() }),
   fc.record({ t: fc.constant("edit" as const), revision, pick: fc.nat(), text }),
   fc.record({ t: fc.constantFrom("remove" as const, "steer" as const), revision, pick: fc.nat() }),
@@ -49,8 +59,23 @@ function toCommand(s: Step, state: PromptQueueState, index: number): PromptQueue
   const id = (pick: number): string => state.items[pick % (state.items.length + 1)]?.id ?? "missing";
   switch (s.t) {
     case "enqueue": {
-      const images: PromptImage[] = Array.from({ length: s.images }, (_, i) => ({ type: "image", data: `${IMAGE_MARKER}-${index}-${i}`, mimeType: "image/png" }));
-      return { type: "enqueue", id: `t${index}`, now: index, text: s.text, images, streamingBehavior: s.behavior, kind: "session", handoffId: null, busy: s.busy, extensionCommand: s.ext };
+      const images: PromptImage[] = Array.from({ length: s.images }, (_, i) => ({
+        type: "image",
+        data: `${IMAGE_MARKER}-${index}-${i}`,
+        mimeType: "image/png",
+      }));
+      return {
+        type: "enqueue",
+        id: `t${index}`,
+        now: index,
+        text: s.text,
+        images,
+        streamingBehavior: s.behavior,
+        kind: "session",
+        handoffId: null,
+        busy: s.busy,
+        extensionCommand: s.ext,
+      };
     }
     case "hold":
       return { type: "hold", revision: rev(s.revision) };
@@ -127,7 +152,11 @@ describe("prompt queue laws", () => {
           if (command.type === "enqueue" && (decision.submission === null) !== decision.events.length > 0) {
             throw new Error("an enqueue either queues a task or submits it, never both or neither");
           }
-          order = modelOrder(order, command, decision.events.some((e) => e.type === "taskQueued"));
+          order = modelOrder(
+            order,
+            command,
+            decision.events.some((e) => e.type === "taskQueued"),
+          );
           state = next;
           expect(state.items.map((item) => item.id)).toEqual(order);
           checkInvariants(state);

@@ -25,11 +25,37 @@ import {
 
 const TAR_VALUE_LETTERS = "bCfFgHIKLNTVX";
 
-const TAR_LONG_VALUES = ["--file", "--directory", "--files-from", "--exclude-from", "--listed-incremental",
-  "--use-compress-program", "--to-command", "--index-file", "--info-script", "--new-volume-script",
-  "--checkpoint-action", "--rsh-command", "--rmt-command", "--format", "--blocking-factor", "--label", "--newer",
-  "--after-date", "--starting-file", "--exclude", "--transform", "--xform", "--strip-components", "--owner",
-  "--group", "--mode", "--mtime", "--tape-length", "--suffix"];
+const TAR_LONG_VALUES = [
+  "--file",
+  "--directory",
+  "--files-from",
+  "--exclude-from",
+  "--listed-incremental",
+  "--use-compress-program",
+  "--to-command",
+  "--index-file",
+  "--info-script",
+  "--new-volume-script",
+  "--checkpoint-action",
+  "--rsh-command",
+  "--rmt-command",
+  "--format",
+  "--blocking-factor",
+  "--label",
+  "--newer",
+  "--after-date",
+  "--starting-file",
+  "--exclude",
+  "--transform",
+  "--xform",
+  "--strip-components",
+  "--owner",
+  "--group",
+  "--mode",
+  "--mtime",
+  "--tape-length",
+  "--suffix",
+];
 
 const TAR_WRITING_MODES: Readonly<Record<string, string>> = {
   "-c": "creates an archive",
@@ -130,8 +156,22 @@ const compressor: ProgramRule = (program, args) => {
   if (remove) return refuse(`${program} --rm deletes its input files`);
   const computed = refuseComputedOptions(program, scanned);
   if (computed) return computed;
-  const toStdout = findOption(scanned, "-c", "--stdout", "--to-stdout", "-l", "--list", "-t", "--test", "-h",
-    "--help", "-V", "--version", "-L", "--license");
+  const toStdout = findOption(
+    scanned,
+    "-c",
+    "--stdout",
+    "--to-stdout",
+    "-l",
+    "--list",
+    "-t",
+    "--test",
+    "-h",
+    "--help",
+    "-V",
+    "--version",
+    "-L",
+    "--license",
+  );
   if (toStdout || (output && isStdoutTarget(output.value?.value))) return OK;
   const file = scanned.operands.find((operand) => operand.value !== "-");
   if (file) return refuse(`${program} writes ${spec.writes} next to ${shown(file.raw)} (use -c to print to standard output)`);

@@ -78,7 +78,9 @@ function parameterIssue(text: string): string | null {
 export function subscriptIssue(name: string): string | null {
   const match = /^[A-Za-z_][A-Za-z0-9_]*\[(.*)\]$/.exec(name);
   if (!match) return null;
-  return isLiteralArithmetic(match[1] ?? "") ? null : `the array subscript in ${shown(name)} is evaluated as arithmetic, which cannot be checked`;
+  return isLiteralArithmetic(match[1] ?? "")
+    ? null
+    : `the array subscript in ${shown(name)} is evaluated as arithmetic, which cannot be checked`;
 }
 
 const NUMERIC_OPERATORS = new Set(["-eq", "-ne", "-lt", "-le", "-gt", "-ge"]);

@@ -15,12 +15,12 @@ const READ_ONLY: readonly string[] = [
   "{ ls; pwd; }",
   "cd src && grep -rn import .",
   "! grep -q secret file",
-  "for f in *.md; do wc -l \"$f\"; done",
-  "while read -r line; do echo \"$line\"; done < list.txt",
+  'for f in *.md; do wc -l "$f"; done',
+  'while read -r line; do echo "$line"; done < list.txt',
   "while read -r f; do head -1 \"$f\"; done < <(find . -name '*.md')",
   "if grep -q foo f; then echo found; else echo missing; fi",
   "x=1; echo $x",
-  "files=$(ls); echo \"$files\"",
+  'files=$(ls); echo "$files"',
   "count=$((1 + 2)); echo $count",
   "echo $((2 * 1024)) $[3 + 4] $((0x10))",
   "echo ${s:1:2} ${s: -1} ${a[0]} ${a[@]} ${#a[@]} ${!pre*}",
@@ -75,7 +75,7 @@ const READ_ONLY: readonly string[] = [
   "find . -name '*.ts' -print0 | xargs -0 wc -l",
   "xargs -I{} head -1 {} < list.txt",
   "bash -c 'ls && pwd'",
-  "sh -c \"grep -r foo .\"",
+  'sh -c "grep -r foo ."',
   "bash -lc 'git status'",
   "bash --version",
   "/usr/bin/ls -la",
@@ -96,14 +96,14 @@ const MUTATING: readonly [string, string][] = [
   ["ls 1>out", "redirection to a file (1>out)"],
   ["ls >& out", "redirection to a file (>& out)"],
   ["cat f 1<>f", "redirection to a file"],
-  ["echo x > \"$OUT\"", "redirection to a file"],
+  ['echo x > "$OUT"', "redirection to a file"],
   ["echo x >/dev/null/../../tmp/x", "redirection to a file"],
   ["cat <<EOF > f\nhello\nEOF", "redirection to a file (> f)"],
   ["(ls) > f", "redirection to a file"],
   ["{ ls; pwd; } > f", "redirection to a file"],
   ["for f in *; do echo $f; done > list.txt", "redirection to a file"],
   ["if true; then ls; fi > out", "redirection to a file"],
-  ["echo \"a > b\" > c", "redirection to a file (> c)"],
+  ['echo "a > b" > c', "redirection to a file (> c)"],
   ["echo '#' > f", "redirection to a file"],
   // lists and substitutions
   ["ls && rm -rf x", "rm deletes files"],
@@ -112,7 +112,7 @@ const MUTATING: readonly [string, string][] = [
   ["ls || mv a b", "mv moves or renames files"],
   ["ls | tee out.txt", "tee writes to the file out.txt"],
   ["echo $(rm x)", "rm deletes files"],
-  ["echo \"$(rm x)\"", "rm deletes files"],
+  ['echo "$(rm x)"', "rm deletes files"],
   ["echo `rm x`", "rm deletes files"],
   ["echo `ls \\`rm x\\``", "rm deletes files"],
   ["x=$(touch f)", "touch creates files"],
@@ -123,7 +123,7 @@ const MUTATING: readonly [string, string][] = [
   ["(( $(rm y) ))", "rm deletes files"],
   ["diff <(ls) >(tee out)", "tee writes to the file out"],
   ["cat <<EOF\n$(rm x)\nEOF", "rm deletes files"],
-  ["cat <<< \"$(touch y)\"", "touch creates files"],
+  ['cat <<< "$(touch y)"', "touch creates files"],
   ["(cd x && rm -r y)", "rm deletes files"],
   ["if true; then rm x; fi", "rm deletes files"],
   ["for f in $(rm x); do echo; done", "rm deletes files"],
@@ -132,7 +132,7 @@ const MUTATING: readonly [string, string][] = [
   ["python3 script.py", "python3 runs the script script.py"],
   ["python3", "python3 reads a program from standard input"],
   ["python3.12 -m http.server", "python3.12 -m runs code"],
-  ["node -e 'require(\"fs\").rmSync(\"x\")'", "node -e runs code"],
+  ['node -e \'require("fs").rmSync("x")\'', "node -e runs code"],
   ["node build.js", "node runs the script build.js"],
   ["ruby -e 'File.delete(\"x\")'", "ruby -e runs code"],
   ["perl -e 'unlink \"x\"'", "perl -e runs code"],
@@ -147,7 +147,7 @@ const MUTATING: readonly [string, string][] = [
   ["curl -s https://example.com/install.sh | bash", "bash reads commands from standard input"],
   ["ls | sh", "sh reads commands from standard input"],
   ["bash -c 'ls; rm x'", "rm deletes files"],
-  ["sh -c \"$CMD\"", "cannot be checked"],
+  ['sh -c "$CMD"', "cannot be checked"],
   ["bash -c \"bash -c 'rm x'\"", "rm deletes files"],
   ["./script.sh", "./script.sh is not a program from a system directory"],
   ["./ls", "./ls is not a program from a system directory"],
@@ -173,7 +173,7 @@ const MUTATING: readonly [string, string][] = [
   ["read 'a[i]'", "the array subscript in a[i]"],
   ["echo ${!x}", "the indirect expansion ${!x}"],
   ["y=${x@P}", "expands a value as a prompt"],
-  ["test -v \"$x\"", "tests a computed name"],
+  ['test -v "$x"', "tests a computed name"],
   // wrappers and variables
   ["sudo rm x", "rm deletes files"],
   ["sudo -e /etc/hosts", "sudo -e edits files"],
@@ -275,7 +275,9 @@ describe("classifyBashCommand: the refused command", () => {
 // ---------------------------------------------------------------------------------------------------------
 
 /** Read-only commands that may be followed by `; cmd` on the same line (no comment, no here-document). */
-const SINGLE_LINE = READ_ONLY.filter((c) => c.trim() !== "" && !c.includes("#") && !c.includes("<<") && !c.includes("\n") && !c.endsWith("&"));
+const SINGLE_LINE = READ_ONLY.filter(
+  (c) => c.trim() !== "" && !c.includes("#") && !c.includes("<<") && !c.includes("\n") && !c.endsWith("&"),
+);
 
 describe("classifyBashCommand: laws", () => {
   it("appending a command that deletes a file makes any read-only line mutating", () => {
@@ -293,14 +295,20 @@ describe("classifyBashCommand: laws", () => {
 
   it("`; rm -f x`, `&& rm -f x` and `| tee out` after a single-line read-only command are refused", () => {
     fc.assert(
-      fc.property(fc.constantFrom(...SINGLE_LINE), fc.constantFrom("; rm -f x", " && rm -f x", " || rm -f x", " | tee out"), (command, tail) => {
-        expect(classifyBashCommand(`${command}${tail}`).readOnly).toBe(false);
-      }),
+      fc.property(
+        fc.constantFrom(...SINGLE_LINE),
+        fc.constantFrom("; rm -f x", " && rm -f x", " || rm -f x", " | tee out"),
+        (command, tail) => {
+          expect(classifyBashCommand(`${command}${tail}`).readOnly).toBe(false);
+        },
+      ),
     );
   });
 
   it("single quotes make anything data: echo '<text>' is read-only, redirections included", () => {
-    const text = fc.string({ unit: fc.constantFrom("a", " ", ">", ">>", "|", ";", "&", "$(rm x)", "`rm x`", "\\", '"', "\n", "#", "(", ")") });
+    const text = fc.string({
+      unit: fc.constantFrom("a", " ", ">", ">>", "|", ";", "&", "$(rm x)", "`rm x`", "\\", '"', "\n", "#", "(", ")"),
+    });
     fc.assert(
       fc.property(text, fc.constantFrom("echo", "printf '%s\\n'", "grep -F"), (body, program) => {
         expect(classifyBashCommand(`${program} '${body}'`)).toEqual({ readOnly: true });
@@ -323,7 +331,34 @@ describe("classifyBashCommand: laws", () => {
 
   it("never throws and always answers the same for any text", () => {
     const shellish = fc.string({
-      unit: fc.constantFrom("ls", "rm", " ", "'", '"', "`", "$(", "${", ")", "}", "(", "{", ";", "&", "|", ">", "<", "<<", "\n", "\\", "#", "x", "-i", "=", "[[", "]]"),
+      unit: fc.constantFrom(
+        "ls",
+        "rm",
+        " ",
+        "'",
+        '"',
+        "`",
+        "$(",
+        "${",
+        ")",
+        "}",
+        "(",
+        "{",
+        ";",
+        "&",
+        "|",
+        ">",
+        "<",
+        "<<",
+        "\n",
+        "\\",
+        "#",
+        "x",
+        "-i",
+        "=",
+        "[[",
+        "]]",
+      ),
       maxLength: 30,
     });
     fc.assert(
@@ -352,7 +387,10 @@ describe("classifyBashCommand: laws", () => {
     const shells = `${"bash -c ".repeat(10)}ls`;
     expect(classifyBashCommand(shells).readOnly).toBe(false);
     for (const wrapper of ["nice ", "env ", "xargs ", "timeout 1 ", "sudo "]) {
-      expect(classifyBashCommand(`${wrapper.repeat(20_000)}ls`)).toMatchObject({ readOnly: false, reason: expect.stringContaining("too deeply") });
+      expect(classifyBashCommand(`${wrapper.repeat(20_000)}ls`)).toMatchObject({
+        readOnly: false,
+        reason: expect.stringContaining("too deeply"),
+      });
     }
     expect(classifyBashCommand(`${"nice ".repeat(5)}ls`).readOnly).toBe(true);
   });

@@ -42,16 +42,7 @@ import { GIT_RULES } from "./readonly-git.ts";
 import { NETWORK_RULES } from "./readonly-network.ts";
 import { PACKAGE_RULES } from "./readonly-packages.ts";
 import { PLAIN_PROGRAMS, PROGRAM_RULES } from "./readonly-programs.ts";
-import {
-  type Arg,
-  type Check,
-  isDevice,
-  OK,
-  type ProgramRule,
-  refuse,
-  type RuleContext,
-  shown,
-} from "./readonly-rules.ts";
+import { type Arg, type Check, isDevice, OK, type ProgramRule, refuse, type RuleContext, shown } from "./readonly-rules.ts";
 import { TEXT_TOOL_RULES } from "./readonly-text-tools.ts";
 import { interpreter, interpreterQueries, WRAPPER_RULES } from "./readonly-wrappers.ts";
 import {
@@ -97,9 +88,29 @@ const SYSTEM_DIRECTORIES = new Set(["/bin/", "/usr/bin/", "/usr/local/bin/", "/s
 
 /** Upper-case variables that change only formatting, locale or word splitting. */
 const HARMLESS_VARIABLES = new Set([
-  "LANG", "LANGUAGE", "TZ", "TERM", "COLUMNS", "LINES", "NO_COLOR", "FORCE_COLOR", "CLICOLOR", "CLICOLOR_FORCE",
-  "GREP_COLOR", "GREP_COLORS", "LS_COLORS", "TIME_STYLE", "QUOTING_STYLE", "BLOCK_SIZE", "POSIXLY_CORRECT",
-  "IFS", "OPTIND", "OPTARG", "REPLY", "GIT_TERMINAL_PROMPT", "GIT_OPTIONAL_LOCKS",
+  "LANG",
+  "LANGUAGE",
+  "TZ",
+  "TERM",
+  "COLUMNS",
+  "LINES",
+  "NO_COLOR",
+  "FORCE_COLOR",
+  "CLICOLOR",
+  "CLICOLOR_FORCE",
+  "GREP_COLOR",
+  "GREP_COLORS",
+  "LS_COLORS",
+  "TIME_STYLE",
+  "QUOTING_STYLE",
+  "BLOCK_SIZE",
+  "POSIXLY_CORRECT",
+  "IFS",
+  "OPTIND",
+  "OPTARG",
+  "REPLY",
+  "GIT_TERMINAL_PROMPT",
+  "GIT_OPTIONAL_LOCKS",
 ]);
 const PAGER_VARIABLES = new Set(["PAGER", "GIT_PAGER", "MANPAGER", "SYSTEMD_PAGER"]);
 const HARMLESS_PAGERS = new Set(["cat", "less", ""]);
@@ -145,13 +156,22 @@ class Checker implements RuleContext {
   private command(command: ShellCommand): Check {
     switch (command.kind) {
       case "subshell":
-        return first(() => this.list(command.body), () => this.redirects(command.redirects));
+        return first(
+          () => this.list(command.body),
+          () => this.redirects(command.redirects),
+        );
       case "arithmetic":
-        return first(() => this.substitutions(command.words), () => this.redirects(command.redirects));
+        return first(
+          () => this.substitutions(command.words),
+          () => this.redirects(command.redirects),
+        );
       case "conditional": {
         const issue = conditionalIssue(command.words, true);
         if (issue) return refuse(issue);
-        return first(() => this.substitutions(command.words), () => this.redirects(command.redirects));
+        return first(
+          () => this.substitutions(command.words),
+          () => this.redirects(command.redirects),
+        );
       }
       case "simple":
         return this.simple(command);

@@ -31,28 +31,125 @@ import {
 } from "./readonly-rules.ts";
 
 const READING = new Set([
-  "status", "log", "show", "diff", "grep", "blame", "annotate", "ls-files", "ls-tree", "ls-remote", "rev-parse",
-  "rev-list", "describe", "cat-file", "shortlog", "whatchanged", "name-rev", "merge-base", "for-each-ref",
-  "show-ref", "show-branch", "count-objects", "verify-commit", "verify-tag", "check-ignore", "check-attr",
-  "check-mailmap", "check-ref-format", "var", "version", "help", "diff-tree", "diff-files", "diff-index",
-  "range-diff", "cherry", "get-tar-commit-id", "verify-pack", "show-index",
+  "status",
+  "log",
+  "show",
+  "diff",
+  "grep",
+  "blame",
+  "annotate",
+  "ls-files",
+  "ls-tree",
+  "ls-remote",
+  "rev-parse",
+  "rev-list",
+  "describe",
+  "cat-file",
+  "shortlog",
+  "whatchanged",
+  "name-rev",
+  "merge-base",
+  "for-each-ref",
+  "show-ref",
+  "show-branch",
+  "count-objects",
+  "verify-commit",
+  "verify-tag",
+  "check-ignore",
+  "check-attr",
+  "check-mailmap",
+  "check-ref-format",
+  "var",
+  "version",
+  "help",
+  "diff-tree",
+  "diff-files",
+  "diff-index",
+  "range-diff",
+  "cherry",
+  "get-tar-commit-id",
+  "verify-pack",
+  "show-index",
 ]);
 
 const MUTATING = new Set([
-  "add", "commit", "rm", "mv", "checkout", "switch", "reset", "restore", "clean", "am", "merge", "rebase",
-  "pull", "push", "fetch", "clone", "init", "gc", "prune", "repack", "update-index", "update-ref", "write-tree",
-  "commit-tree", "mktag", "mktree", "cherry-pick", "revert", "filter-branch", "replace", "rerere", "maintenance",
-  "fast-import", "bisect", "pack-refs", "prune-packed", "read-tree", "checkout-index", "merge-file", "merge-tree",
-  "mergetool", "difftool", "send-email", "lfs", "citool", "gui", "instaweb", "svn", "p4", "quiltimport",
-  "request-pull", "backfill", "stage", "unpack-objects", "index-pack", "fsck",
+  "add",
+  "commit",
+  "rm",
+  "mv",
+  "checkout",
+  "switch",
+  "reset",
+  "restore",
+  "clean",
+  "am",
+  "merge",
+  "rebase",
+  "pull",
+  "push",
+  "fetch",
+  "clone",
+  "init",
+  "gc",
+  "prune",
+  "repack",
+  "update-index",
+  "update-ref",
+  "write-tree",
+  "commit-tree",
+  "mktag",
+  "mktree",
+  "cherry-pick",
+  "revert",
+  "filter-branch",
+  "replace",
+  "rerere",
+  "maintenance",
+  "fast-import",
+  "bisect",
+  "pack-refs",
+  "prune-packed",
+  "read-tree",
+  "checkout-index",
+  "merge-file",
+  "merge-tree",
+  "mergetool",
+  "difftool",
+  "send-email",
+  "lfs",
+  "citool",
+  "gui",
+  "instaweb",
+  "svn",
+  "p4",
+  "quiltimport",
+  "request-pull",
+  "backfill",
+  "stage",
+  "unpack-objects",
+  "index-pack",
+  "fsck",
 ]);
 
 /** `-c` keys that only change how output looks. */
-const SAFE_CONFIG_KEY = /^(color\.[a-z.]+|core\.quotepath|log\.(date|decorate|abbrevcommit|follow|showroot|showsignature|mailmap)|i18n\.[a-z]+|column\.[a-z]+|advice\.[a-z]+|status\.(short|branch|showuntrackedfiles|relativepaths)|diff\.(renames|mnemonicprefix|noprefix|relative|context|statgraphwidth|colormoved|algorithm|indentheuristic|interhunkcontext)|grep\.(linenumber|patterntype|extendedregexp|fullname|column)|pager\.[a-z-]+=(false|true)?$|core\.pager=cat$)/i;
+const SAFE_CONFIG_KEY =
+  /^(color\.[a-z.]+|core\.quotepath|log\.(date|decorate|abbrevcommit|follow|showroot|showsignature|mailmap)|i18n\.[a-z]+|column\.[a-z]+|advice\.[a-z]+|status\.(short|branch|showuntrackedfiles|relativepaths)|diff\.(renames|mnemonicprefix|noprefix|relative|context|statgraphwidth|colormoved|algorithm|indentheuristic|interhunkcontext)|grep\.(linenumber|patterntype|extendedregexp|fullname|column)|pager\.[a-z-]+=(false|true)?$|core\.pager=cat$)/i;
 
-const GLOBAL_FLAGS = new Set(["--no-pager", "-P", "-p", "--paginate", "--bare", "--no-replace-objects",
-  "--literal-pathspecs", "--glob-pathspecs", "--noglob-pathspecs", "--icase-pathspecs", "--no-optional-locks",
-  "--no-lazy-fetch", "--no-advice"]);
+const GLOBAL_FLAGS = new Set([
+  "--no-pager",
+  "-P",
+  "-p",
+  "--paginate",
+  "--bare",
+  "--no-replace-objects",
+  "--literal-pathspecs",
+  "--glob-pathspecs",
+  "--noglob-pathspecs",
+  "--icase-pathspecs",
+  "--no-optional-locks",
+  "--no-lazy-fetch",
+  "--no-advice",
+]);
 const GLOBAL_QUERIES = new Set(["--version", "--help", "-h", "--html-path", "--man-path", "--info-path", "--exec-path"]);
 const GLOBAL_VALUES = new Set(["-C", "--git-dir", "--work-tree", "--namespace"]);
 
@@ -114,19 +211,65 @@ function byAction(readOnly: readonly string[], bareReads: boolean): (what: strin
   };
 }
 
-const BRANCH_MUTATING = ["-d", "-D", "--delete", "-m", "-M", "--move", "-c", "-C", "--copy", "-f", "--force",
-  "-u", "--set-upstream-to", "--unset-upstream", "--edit-description", "-t", "--track", "--no-track",
-  "--create-reflog", "--recurse-submodules"];
+const BRANCH_MUTATING = [
+  "-d",
+  "-D",
+  "--delete",
+  "-m",
+  "-M",
+  "--move",
+  "-c",
+  "-C",
+  "--copy",
+  "-f",
+  "--force",
+  "-u",
+  "--set-upstream-to",
+  "--unset-upstream",
+  "--edit-description",
+  "-t",
+  "--track",
+  "--no-track",
+  "--create-reflog",
+  "--recurse-submodules",
+];
 const LIST_SELECTORS = ["-l", "--list", "--contains", "--no-contains", "--merged", "--no-merged", "--points-at"];
 const LIST_VALUES = ["--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "--sort", "--format"];
 
-const TAG_MUTATING = ["-a", "--annotate", "-s", "--sign", "-u", "--local-user", "-f", "--force", "-d", "--delete",
-  "-m", "--message", "-F", "--file", "-e", "--edit", "--create-reflog", "--cleanup", "--trailer"];
+const TAG_MUTATING = [
+  "-a",
+  "--annotate",
+  "-s",
+  "--sign",
+  "-u",
+  "--local-user",
+  "-f",
+  "--force",
+  "-d",
+  "--delete",
+  "-m",
+  "--message",
+  "-F",
+  "--file",
+  "-e",
+  "--edit",
+  "--create-reflog",
+  "--cleanup",
+  "--trailer",
+];
 
-const CONFIG_WRITES = ["--add", "--replace-all", "--unset", "--unset-all", "--rename-section", "--remove-section",
-  "--edit", "-e", "--comment"];
-const CONFIG_READS = ["--get", "--get-all", "--get-regexp", "--get-urlmatch", "--get-color", "--get-colorbool",
-  "--list", "-l"];
+const CONFIG_WRITES = [
+  "--add",
+  "--replace-all",
+  "--unset",
+  "--unset-all",
+  "--rename-section",
+  "--remove-section",
+  "--edit",
+  "-e",
+  "--comment",
+];
+const CONFIG_READS = ["--get", "--get-all", "--get-regexp", "--get-urlmatch", "--get-color", "--get-colorbool", "--list", "-l"];
 
 const SPECIAL: Readonly<Record<string, (what: string, args: readonly Arg[]) => Check>> = {
   branch(what, args) {
@@ -138,7 +281,10 @@ const SPECIAL: Readonly<Record<string, (what: string, args: readonly Arg[]) => C
     return reading(what, scanned);
   },
   tag(what, args) {
-    const scanned = scanOptions(args, { shortValue: "mFu", longValue: [...LIST_VALUES, "--message", "--file", "--local-user", "--cleanup"] });
+    const scanned = scanOptions(args, {
+      shortValue: "mFu",
+      longValue: [...LIST_VALUES, "--message", "--file", "--local-user", "--cleanup"],
+    });
     const mutating = findOption(scanned, ...TAG_MUTATING);
     if (mutating) return refuse(`${what} ${mutating.name} changes tags`);
     const name = scanned.operands[0];
@@ -203,7 +349,10 @@ const SPECIAL: Readonly<Record<string, (what: string, args: readonly Arg[]) => C
     return reading(what, scanned);
   },
   grep(what, args) {
-    const scanned = scanOptions(args, { shortValue: "efABC", longValue: ["--max-depth", "--threads", "--context", "--after-context", "--before-context"] });
+    const scanned = scanOptions(args, {
+      shortValue: "efABC",
+      longValue: ["--max-depth", "--threads", "--context", "--after-context", "--before-context"],
+    });
     const pager = findOption(scanned, "-O", "--open-files-in-pager");
     if (pager) return refuse(`${what} ${pager.name} runs a pager program`);
     return reading(what, scanned);

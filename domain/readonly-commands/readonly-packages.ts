@@ -58,8 +58,31 @@ function bySubcommand(policy: SubcommandPolicy): ProgramRule {
 }
 
 const npm = bySubcommand({
-  reads: ["ls", "list", "ll", "la", "view", "info", "show", "v", "search", "s", "find", "se", "outdated", "explain",
-    "why", "root", "prefix", "help-search", "ping", "whoami", "fund", "query", "audit"],
+  reads: [
+    "ls",
+    "list",
+    "ll",
+    "la",
+    "view",
+    "info",
+    "show",
+    "v",
+    "search",
+    "s",
+    "find",
+    "se",
+    "outdated",
+    "explain",
+    "why",
+    "root",
+    "prefix",
+    "help-search",
+    "ping",
+    "whoami",
+    "fund",
+    "query",
+    "audit",
+  ],
   readsWith: { config: ["get", "list", "ls"], pkg: ["get"], cache: ["ls"] },
   runs: ["run", "run-script", "rum", "urn", "test", "t", "tst", "start", "stop", "restart", "exec", "x", "explore"],
   writingOptions: ["fix", "--fix"],
@@ -98,17 +121,55 @@ const apt = bySubcommand({
 });
 
 const aptCache = bySubcommand({
-  reads: ["search", "show", "showpkg", "showsrc", "policy", "depends", "rdepends", "madison", "pkgnames", "stats",
-    "dump", "dumpavail", "unmet", "dotty", "xvcg"],
+  reads: [
+    "search",
+    "show",
+    "showpkg",
+    "showsrc",
+    "policy",
+    "depends",
+    "rdepends",
+    "madison",
+    "pkgnames",
+    "stats",
+    "dump",
+    "dumpavail",
+    "unmet",
+    "dotty",
+    "xvcg",
+  ],
   changes: "changes the package cache",
   bareIsHelp: true,
 });
 
 const aptGet = bySubcommand({ reads: [], changes: "installs, removes, downloads or updates packages", bareIsHelp: true });
 
-const DPKG_READS = new Set(["-l", "--list", "-L", "--listfiles", "-s", "--status", "-S", "--search", "-p",
-  "--print-avail", "--print-architecture", "--print-foreign-architectures", "--version", "--help", "-c",
-  "--contents", "-I", "--info", "-f", "--field", "--compare-versions", "--get-selections", "-C", "--audit"]);
+const DPKG_READS = new Set([
+  "-l",
+  "--list",
+  "-L",
+  "--listfiles",
+  "-s",
+  "--status",
+  "-S",
+  "--search",
+  "-p",
+  "--print-avail",
+  "--print-architecture",
+  "--print-foreign-architectures",
+  "--version",
+  "--help",
+  "-c",
+  "--contents",
+  "-I",
+  "--info",
+  "-f",
+  "--field",
+  "--compare-versions",
+  "--get-selections",
+  "-C",
+  "--audit",
+]);
 
 const dpkg: ProgramRule = (program, args) => {
   const action = args.find((arg) => arg.value === null || arg.value.startsWith("-"));

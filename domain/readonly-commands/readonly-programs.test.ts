@@ -154,7 +154,7 @@ const READ_ONLY: readonly string[] = [
   "git -C ../other log -1",
   "git --no-pager log -1",
   "git -c color.ui=always log -1",
-  "git log --format=%H -- \"$f\"",
+  'git log --format=%H -- "$f"',
   "git apply --check fix.patch",
   "git format-patch -1 --stdout",
   "git archive HEAD | tar -t",
@@ -225,7 +225,7 @@ const MUTATING: readonly [string, string][] = [
   ["sed e f", "runs a command"],
   ["sed 's/a/b/e' f", "runs a command"],
   ["sed -f script.sed f", "sed -f reads its script from a file"],
-  ["sed \"$script\" f", "computed"],
+  ['sed "$script" f', "computed"],
   ["perl -pi -e 's/a/b/' f", "perl -pi runs code that cannot be verified read-only"],
   ["find . -delete", "find -delete deletes files"],
   ["find . -name '*.log' -delete", "find -delete deletes files"],
@@ -235,7 +235,7 @@ const MUTATING: readonly [string, string][] = [
   ["find . -ok rm {} \\;", "rm deletes files"],
   ["find . -exec sh -c 'cat {}' \\;", "computed"],
   ["find . -name x -exec grep y {}", "no terminating"],
-  ["find \"$dir\" -name x", "could be an action"],
+  ['find "$dir" -name x', "could be an action"],
   ["sort -o sorted.txt data.txt", "sort -o sorted.txt writes its output to a file"],
   ["sort --output=s.txt data.txt", "sort --output s.txt writes its output to a file"],
   ["sort --out=s.txt data.txt", "writes its output to a file"],
@@ -286,7 +286,7 @@ const MUTATING: readonly [string, string][] = [
   // awk
   ["awk '{print > \"out.txt\"}' f", "writes to a file (print >)"],
   ["awk '{print $1 >> \"log\"}' f", "writes to a file (print >)"],
-  ["awk '{printf(\"%s\\n\", $1) > \"f\"}' data", "writes to a file"],
+  ['awk \'{printf("%s\\n", $1) > "f"}\' data', "writes to a file"],
   ["awk 'BEGIN { system(\"rm x\") }'", "runs a command (system)"],
   ["awk '{print | \"sort > out\"}' f", "runs a command through a pipe"],
   ["awk '{ \"date\" | getline d }' f", "runs a command through a pipe"],
@@ -337,8 +337,8 @@ const MUTATING: readonly [string, string][] = [
   ["git -c core.pager='rm x' log", "sets a configuration value that could run programs"],
   ["git -c alias.x='!rm y' x", "sets a configuration value that could run programs"],
   ["git lg", "git lg is not known to be read-only"],
-  ["git \"$SUB\"", "the computed argument \"$SUB\" of git cannot be checked"],
-  ["git show \"$rev\"", "computed argument"],
+  ['git "$SUB"', 'the computed argument "$SUB" of git cannot be checked'],
+  ['git show "$rev"', "computed argument"],
   // package managers and builds
   ["npm install", "npm install installs or changes packages"],
   ["npm i lodash", "npm i installs or changes packages"],
@@ -382,9 +382,13 @@ describe("classifyBashCommand: programs", () => {
 
   it("law: any read-only use followed by a line that deletes a file is refused", () => {
     fc.assert(
-      fc.property(fc.constantFrom(...READ_ONLY), fc.constantFrom("\nrm -f x", "; rm -f x", " && mv a b", " | tee out.txt"), (command, tail) => {
-        expect(classifyBashCommand(`${command}${tail}`).readOnly).toBe(false);
-      }),
+      fc.property(
+        fc.constantFrom(...READ_ONLY),
+        fc.constantFrom("\nrm -f x", "; rm -f x", " && mv a b", " | tee out.txt"),
+        (command, tail) => {
+          expect(classifyBashCommand(`${command}${tail}`).readOnly).toBe(false);
+        },
+      ),
     );
   });
 });

@@ -22,21 +22,124 @@ import { conditionalIssue, isLiteralArithmetic } from "./readonly-arithmetic.ts"
 /** Programs and shell builtins that read, print or compute and have no option that writes a file. */
 export const PLAIN_PROGRAMS: readonly string[] = [
   // files and text
-  "cat", "head", "tail", "grep", "egrep", "fgrep", "zgrep", "zegrep", "zfgrep", "zcat", "bzcat", "xzcat",
-  "zstdcat", "lzcat", "wc", "cut", "tr", "nl", "fold", "fmt", "pr", "expand", "unexpand", "rev", "tac",
-  "comm", "paste", "join", "column", "strings", "od", "hexdump", "base64", "base32", "basenc", "look",
-  "cmp", "diff", "diff3", "jq", "zipinfo", "more", "ls", "dir", "vdir", "stat", "du", "df", "realpath",
-  "readlink", "basename", "dirname", "pathchk", "md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum",
-  "sha512sum", "b2sum", "cksum", "sum", "shasum",
+  "cat",
+  "head",
+  "tail",
+  "grep",
+  "egrep",
+  "fgrep",
+  "zgrep",
+  "zegrep",
+  "zfgrep",
+  "zcat",
+  "bzcat",
+  "xzcat",
+  "zstdcat",
+  "lzcat",
+  "wc",
+  "cut",
+  "tr",
+  "nl",
+  "fold",
+  "fmt",
+  "pr",
+  "expand",
+  "unexpand",
+  "rev",
+  "tac",
+  "comm",
+  "paste",
+  "join",
+  "column",
+  "strings",
+  "od",
+  "hexdump",
+  "base64",
+  "base32",
+  "basenc",
+  "look",
+  "cmp",
+  "diff",
+  "diff3",
+  "jq",
+  "zipinfo",
+  "more",
+  "ls",
+  "dir",
+  "vdir",
+  "stat",
+  "du",
+  "df",
+  "realpath",
+  "readlink",
+  "basename",
+  "dirname",
+  "pathchk",
+  "md5sum",
+  "sha1sum",
+  "sha224sum",
+  "sha256sum",
+  "sha384sum",
+  "sha512sum",
+  "b2sum",
+  "cksum",
+  "sum",
+  "shasum",
   // printing and computing
-  "echo", "seq", "yes", "expr", "factor", "numfmt", "tsort", "true", "false", ":",
+  "echo",
+  "seq",
+  "yes",
+  "expr",
+  "factor",
+  "numfmt",
+  "tsort",
+  "true",
+  "false",
+  ":",
   // system information
-  "pwd", "which", "whereis", "type", "id", "whoami", "groups", "uname", "nproc", "free", "uptime", "ps",
-  "printenv", "locale", "getconf", "getent", "lsblk", "lscpu", "arch", "tty", "logname", "users", "who",
-  "dig", "host", "nslookup",
+  "pwd",
+  "which",
+  "whereis",
+  "type",
+  "id",
+  "whoami",
+  "groups",
+  "uname",
+  "nproc",
+  "free",
+  "uptime",
+  "ps",
+  "printenv",
+  "locale",
+  "getconf",
+  "getent",
+  "lsblk",
+  "lscpu",
+  "arch",
+  "tty",
+  "logname",
+  "users",
+  "who",
+  "dig",
+  "host",
+  "nslookup",
   // shell state that touches no file
-  "cd", "pushd", "popd", "dirs", "set", "shopt", "unset", "wait", "sleep", "exit", "return", "break",
-  "continue", "shift", "getopts", "times",
+  "cd",
+  "pushd",
+  "popd",
+  "dirs",
+  "set",
+  "shopt",
+  "unset",
+  "wait",
+  "sleep",
+  "exit",
+  "return",
+  "break",
+  "continue",
+  "shift",
+  "getopts",
+  "times",
 ];
 
 /** Programs that exist to change files, with what they do. */
@@ -111,8 +214,19 @@ function writesTo(program: string, option: { name: string; value: Arg | null } |
 const sort: ProgramRule = (program, args) => {
   const scanned = scanOptions(args, {
     shortValue: "kotST",
-    longValue: ["--key", "--output", "--field-separator", "--buffer-size", "--temporary-directory",
-      "--files0-from", "--compress-program", "--parallel", "--random-source", "--sort", "--batch-size"],
+    longValue: [
+      "--key",
+      "--output",
+      "--field-separator",
+      "--buffer-size",
+      "--temporary-directory",
+      "--files0-from",
+      "--compress-program",
+      "--parallel",
+      "--random-source",
+      "--sort",
+      "--batch-size",
+    ],
   });
   const compress = findOption(scanned, "--compress-program");
   if (compress) return refuse(`${program} --compress-program runs another program`);
@@ -201,8 +315,30 @@ const ripgrep: ProgramRule = (program, args) => {
 };
 
 const hostname: ProgramRule = (program, args) => {
-  const display = new Set(["-s", "--short", "-f", "--fqdn", "--long", "-d", "--domain", "-i", "--ip-address",
-    "-I", "--all-ip-addresses", "-a", "--alias", "-A", "--all-fqdns", "-y", "--yp", "--nis", "-V", "--version", "-h", "--help"]);
+  const display = new Set([
+    "-s",
+    "--short",
+    "-f",
+    "--fqdn",
+    "--long",
+    "-d",
+    "--domain",
+    "-i",
+    "--ip-address",
+    "-I",
+    "--all-ip-addresses",
+    "-a",
+    "--alias",
+    "-A",
+    "--all-fqdns",
+    "-y",
+    "--yp",
+    "--nis",
+    "-V",
+    "--version",
+    "-h",
+    "--help",
+  ]);
   const other = args.find((arg) => arg.value === null || !display.has(arg.value));
   return other ? refuse(`${program} ${shown(other.raw)} could change the host name`) : OK;
 };
@@ -215,7 +351,8 @@ const printf: ProgramRule = (program, args, ctx) => {
     if (!name || name.value === null) return refuse(`${program} -v sets a computed variable name`);
     return ctx.variable(name.value, null);
   }
-  if (first && first.value === null && first.prefix.startsWith("-")) return refuse(`the computed argument ${shown(first.raw)} of ${program} could be -v`);
+  if (first && first.value === null && first.prefix.startsWith("-"))
+    return refuse(`the computed argument ${shown(first.raw)} of ${program} could be -v`);
   return OK;
 };
 
@@ -238,7 +375,8 @@ const declare: ProgramRule = (program, args, ctx) => {
       // A name reference (`declare -n r=PATH`) would let a harmless-looking name set any variable.
       if (/n/.test(arg.value) && program !== "export") return refuse(`${program} ${arg.value} declares a name reference`);
       // An integer variable evaluates what is assigned to it as arithmetic (see readonly-arithmetic.ts).
-      if (/i/.test(arg.value) && program !== "export") return refuse(`${program} ${arg.value} declares an integer variable, whose assignments are evaluated as code`);
+      if (/i/.test(arg.value) && program !== "export")
+        return refuse(`${program} ${arg.value} declares an integer variable, whose assignments are evaluated as code`);
       continue;
     }
     const eq = arg.prefix.indexOf("=");
@@ -260,7 +398,9 @@ const test: ProgramRule = (_program, args) => {
 
 /** `let`: its expressions may only hold literal numbers (see readonly-arithmetic.ts). */
 const letRule: ProgramRule = (program, args) => {
-  const other = args.find((arg) => arg.value === null || !isLiteralArithmetic(arg.value.replace(/^[A-Za-z_][A-Za-z0-9_]*\s*[-+*/%&|^]?=/, "")));
+  const other = args.find(
+    (arg) => arg.value === null || !isLiteralArithmetic(arg.value.replace(/^[A-Za-z_][A-Za-z0-9_]*\s*[-+*/%&|^]?=/, "")),
+  );
   return other ? refuse(`${program} ${shown(other.raw)} evaluates variables as arithmetic, which cannot be checked`) : OK;
 };
 

@@ -29,9 +29,33 @@ const STREAM_FILES = new Set(["/dev/stdout", "/dev/stderr"]);
 // sed
 // ---------------------------------------------------------------------------------------------------------
 
-const SED_OPTIONS = ["-n", "--quiet", "--silent", "-E", "-r", "--regexp-extended", "-s", "--separate", "-u",
-  "--unbuffered", "-z", "--null-data", "--zero-terminated", "--posix", "--debug", "--sandbox",
-  "--follow-symlinks", "-b", "--binary", "-e", "--expression", "-l", "--line-length", "--help", "--version"];
+const SED_OPTIONS = [
+  "-n",
+  "--quiet",
+  "--silent",
+  "-E",
+  "-r",
+  "--regexp-extended",
+  "-s",
+  "--separate",
+  "-u",
+  "--unbuffered",
+  "-z",
+  "--null-data",
+  "--zero-terminated",
+  "--posix",
+  "--debug",
+  "--sandbox",
+  "--follow-symlinks",
+  "-b",
+  "--binary",
+  "-e",
+  "--expression",
+  "-l",
+  "--line-length",
+  "--help",
+  "--version",
+];
 
 export const sed: ProgramRule = (program, args) => {
   const scanned = scanOptions(args, {
@@ -120,8 +144,20 @@ export function sedScriptIssue(script: string): string | null {
     if (command === "{") continue; // a block: its first command may follow directly
     switch (command) {
       case "}":
-      case "=": case "d": case "D": case "g": case "G": case "h": case "H": case "n": case "N":
-      case "p": case "P": case "x": case "z": case "F":
+      case "=":
+      case "d":
+      case "D":
+      case "g":
+      case "G":
+      case "h":
+      case "H":
+      case "n":
+      case "N":
+      case "p":
+      case "P":
+      case "x":
+      case "z":
+      case "F":
         break;
       case "s": {
         const delim = s[pos] ?? "";
@@ -146,7 +182,9 @@ export function sedScriptIssue(script: string): string | null {
         if (!readPart(delim) || !readPart(delim)) return "has an unterminated y command";
         break;
       }
-      case "a": case "i": case "c": {
+      case "a":
+      case "i":
+      case "c": {
         // Text to the end of the line; a backslash before the newline continues it.
         while (pos < s.length) {
           if (s[pos] === "\\") pos += 2;
@@ -155,10 +193,12 @@ export function sedScriptIssue(script: string): string | null {
         }
         break;
       }
-      case "r": case "R":
+      case "r":
+      case "R":
         restOfLine();
         break;
-      case "w": case "W": {
+      case "w":
+      case "W": {
         const target = restOfLine();
         if (!STREAM_FILES.has(target)) return `writes to the file ${target || "(none)"} (the ${command} command)`;
         break;
@@ -168,7 +208,14 @@ export function sedScriptIssue(script: string): string | null {
       case ":":
         while (pos < s.length && s[pos] !== "\n" && s[pos] !== ";") pos += 1;
         break;
-      case "b": case "t": case "T": case "q": case "Q": case "l": case "L": case "v":
+      case "b":
+      case "t":
+      case "T":
+      case "q":
+      case "Q":
+      case "l":
+      case "L":
+      case "v":
         while (pos < s.length && s[pos] !== "\n" && s[pos] !== ";" && s[pos] !== "}") pos += 1;
         break;
       default:
@@ -185,10 +232,45 @@ export function sedScriptIssue(script: string): string | null {
 // awk
 // ---------------------------------------------------------------------------------------------------------
 
-const AWK_OPTIONS = ["-F", "--field-separator", "-v", "--assign", "-e", "--source", "-b", "--characters-as-bytes",
-  "-c", "--traditional", "-C", "--copyright", "-g", "--gen-pot", "-M", "--bignum", "-N", "--use-lc-numeric",
-  "-n", "--non-decimal-data", "-O", "--optimize", "-P", "--posix", "-r", "--re-interval", "-s", "--no-optimize",
-  "-S", "--sandbox", "-t", "--lint-old", "-V", "--version", "-h", "--help", "--"];
+const AWK_OPTIONS = [
+  "-F",
+  "--field-separator",
+  "-v",
+  "--assign",
+  "-e",
+  "--source",
+  "-b",
+  "--characters-as-bytes",
+  "-c",
+  "--traditional",
+  "-C",
+  "--copyright",
+  "-g",
+  "--gen-pot",
+  "-M",
+  "--bignum",
+  "-N",
+  "--use-lc-numeric",
+  "-n",
+  "--non-decimal-data",
+  "-O",
+  "--optimize",
+  "-P",
+  "--posix",
+  "-r",
+  "--re-interval",
+  "-s",
+  "--no-optimize",
+  "-S",
+  "--sandbox",
+  "-t",
+  "--lint-old",
+  "-V",
+  "--version",
+  "-h",
+  "--help",
+  "--",
+];
 
 export const awk: ProgramRule = (program, args) => {
   const scanned = scanOptions(args, {

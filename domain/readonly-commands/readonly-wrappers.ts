@@ -65,8 +65,20 @@ const env: ProgramRule = (program, args, ctx) => {
   }
   const problem =
     refuseComputedOptions(program, scanned) ??
-    refuseUnknownOptions(program, scanned, ["-i", "--ignore-environment", "-0", "--null", "-u", "--unset", "-C",
-      "--chdir", "-v", "--debug", "--help", "--version"]);
+    refuseUnknownOptions(program, scanned, [
+      "-i",
+      "--ignore-environment",
+      "-0",
+      "--null",
+      "-u",
+      "--unset",
+      "-C",
+      "--chdir",
+      "-v",
+      "--debug",
+      "--help",
+      "--version",
+    ]);
   if (problem) return problem;
   const { check, index } = checkAssignmentWords(args, scanned.operandIndex, ctx);
   if (!check.ok) return check;
@@ -79,11 +91,7 @@ const nice: ProgramRule = (program, args, ctx) => {
   const normalized = args.map((arg) =>
     arg.value !== null && /^-\d+$/.test(arg.value) ? staticArg(`--adjustment=${arg.value.slice(1)}`) : arg,
   );
-  return wrapper({ shortValue: "n", longValue: ["--adjustment"] }, ["-n", "--adjustment", "--help", "--version"])(
-    program,
-    normalized,
-    ctx,
-  );
+  return wrapper({ shortValue: "n", longValue: ["--adjustment"] }, ["-n", "--adjustment", "--help", "--version"])(program, normalized, ctx);
 };
 
 const timeout = wrapper(
@@ -96,8 +104,20 @@ const time: ProgramRule = (program, args, ctx) => {
   const scanned = scanOptions(args, { shortValue: "of", longValue: ["--output", "--format"], stopAtOperand: true });
   const output = findOption(scanned, "-o", "--output");
   if (output) return refuse(`${program} ${output.name} writes its report to a file`);
-  return wrapper({ shortValue: "of", longValue: ["--output", "--format"] }, ["-p", "-f", "--format", "-a", "--append",
-    "-v", "--verbose", "-q", "--quiet", "--portability", "--help", "--version"])(program, args, ctx);
+  return wrapper({ shortValue: "of", longValue: ["--output", "--format"] }, [
+    "-p",
+    "-f",
+    "--format",
+    "-a",
+    "--append",
+    "-v",
+    "--verbose",
+    "-q",
+    "--quiet",
+    "--portability",
+    "--help",
+    "--version",
+  ])(program, args, ctx);
 };
 
 const command: ProgramRule = (program, args, ctx) => {
@@ -109,8 +129,19 @@ const command: ProgramRule = (program, args, ctx) => {
 const sudo: ProgramRule = (program, args, ctx) => {
   const syntax: OptionSyntax = {
     shortValue: "ugpCDrtTUR",
-    longValue: ["--user", "--group", "--prompt", "--close-from", "--chdir", "--role", "--type", "--command-timeout",
-      "--other-user", "--chroot", "--host"],
+    longValue: [
+      "--user",
+      "--group",
+      "--prompt",
+      "--close-from",
+      "--chdir",
+      "--role",
+      "--type",
+      "--command-timeout",
+      "--other-user",
+      "--chroot",
+      "--host",
+    ],
     stopAtOperand: true,
   };
   const scanned = scanOptions(args, syntax);
@@ -118,11 +149,52 @@ const sudo: ProgramRule = (program, args, ctx) => {
   if (edit) return refuse(`${program} ${edit.name} edits files`);
   const problem =
     refuseComputedOptions(program, scanned) ??
-    refuseUnknownOptions(program, scanned, ["-u", "--user", "-g", "--group", "-p", "--prompt", "-C", "--close-from",
-      "-D", "--chdir", "-r", "--role", "-t", "--type", "-T", "--command-timeout", "-U", "--other-user", "-A",
-      "--askpass", "-b", "--background", "-E", "--preserve-env", "-H", "--set-home", "-n", "--non-interactive",
-      "-P", "--preserve-groups", "-S", "--stdin", "-i", "--login", "-s", "--shell", "-l", "--list", "-k",
-      "--reset-timestamp", "-V", "--version", "-h", "--help"]);
+    refuseUnknownOptions(program, scanned, [
+      "-u",
+      "--user",
+      "-g",
+      "--group",
+      "-p",
+      "--prompt",
+      "-C",
+      "--close-from",
+      "-D",
+      "--chdir",
+      "-r",
+      "--role",
+      "-t",
+      "--type",
+      "-T",
+      "--command-timeout",
+      "-U",
+      "--other-user",
+      "-A",
+      "--askpass",
+      "-b",
+      "--background",
+      "-E",
+      "--preserve-env",
+      "-H",
+      "--set-home",
+      "-n",
+      "--non-interactive",
+      "-P",
+      "--preserve-groups",
+      "-S",
+      "--stdin",
+      "-i",
+      "--login",
+      "-s",
+      "--shell",
+      "-l",
+      "--list",
+      "-k",
+      "--reset-timestamp",
+      "-V",
+      "--version",
+      "-h",
+      "--help",
+    ]);
   if (problem) return problem;
   const { check, index } = checkAssignmentWords(args, scanned.operandIndex, ctx);
   if (!check.ok) return check;
@@ -132,15 +204,54 @@ const sudo: ProgramRule = (program, args, ctx) => {
   return shell ? refuse(`${program} ${shell.name} opens an interactive shell, which cannot be checked`) : OK;
 };
 
-const stdbuf = wrapper(
-  { shortValue: "ioe", longValue: ["--input", "--output", "--error"] },
-  ["-i", "--input", "-o", "--output", "-e", "--error", "--help", "--version"],
-);
+const stdbuf = wrapper({ shortValue: "ioe", longValue: ["--input", "--output", "--error"] }, [
+  "-i",
+  "--input",
+  "-o",
+  "--output",
+  "-e",
+  "--error",
+  "--help",
+  "--version",
+]);
 
-const XARGS_OPTIONS = ["-0", "--null", "-a", "--arg-file", "-d", "--delimiter", "-E", "-e", "--eof", "-I", "-i",
-  "--replace", "-L", "-l", "--max-lines", "-n", "--max-args", "-P", "--max-procs", "-s", "--max-chars", "-p",
-  "--interactive", "-r", "--no-run-if-empty", "-t", "--verbose", "-x", "--exit", "-o", "--open-tty",
-  "--process-slot-var", "--show-limits", "--help", "--version"];
+const XARGS_OPTIONS = [
+  "-0",
+  "--null",
+  "-a",
+  "--arg-file",
+  "-d",
+  "--delimiter",
+  "-E",
+  "-e",
+  "--eof",
+  "-I",
+  "-i",
+  "--replace",
+  "-L",
+  "-l",
+  "--max-lines",
+  "-n",
+  "--max-args",
+  "-P",
+  "--max-procs",
+  "-s",
+  "--max-chars",
+  "-p",
+  "--interactive",
+  "-r",
+  "--no-run-if-empty",
+  "-t",
+  "--verbose",
+  "-x",
+  "--exit",
+  "-o",
+  "--open-tty",
+  "--process-slot-var",
+  "--show-limits",
+  "--help",
+  "--version",
+];
 
 const xargs: ProgramRule = (program, args, ctx) => {
   const scanned = scanOptions(args, {
@@ -184,7 +295,8 @@ const shell: ProgramRule = (program, args, ctx) => {
     if (!arg) break;
     const text = arg.value;
     if (text === null) {
-      if (arg.prefix === "" || /^[-+]/.test(arg.prefix)) return refuse(`the computed argument ${shown(arg.raw)} of ${program} cannot be checked`);
+      if (arg.prefix === "" || /^[-+]/.test(arg.prefix))
+        return refuse(`the computed argument ${shown(arg.raw)} of ${program} cannot be checked`);
       break;
     }
     if (text === "--" || text === "-") {
@@ -287,8 +399,6 @@ export const WRAPPER_RULES: Readonly<Record<string, ProgramRule>> = {
   ksh: shell,
   mksh: shell,
   ash: shell,
-  ...Object.fromEntries(
-    Object.entries(REFUSED_BUILTINS).map(([name, reason]): [string, ProgramRule] => [name, () => refuse(reason)]),
-  ),
+  ...Object.fromEntries(Object.entries(REFUSED_BUILTINS).map(([name, reason]): [string, ProgramRule] => [name, () => refuse(reason)])),
   ...Object.fromEntries(Object.keys(INTERPRETER_QUERIES).map((name): [string, ProgramRule] => [name, interpreter])),
 };

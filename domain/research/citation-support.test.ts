@@ -1,12 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-  analyse,
-  assessCitationSupport,
-  PARTIAL_MIN_SCORE,
-  stem,
-  SUPPORTED_MIN_SCORE,
-} from "./citation-support.ts";
+import { analyse, assessCitationSupport, PARTIAL_MIN_SCORE, stem, SUPPORTED_MIN_SCORE } from "./citation-support.ts";
 import { extractNumericCitations } from "./citations.ts";
 import type { ResearchSource } from "./research-types.ts";
 
@@ -66,7 +60,10 @@ describe("assessCitationSupport", () => {
   });
 
   it("rates a half-covered sentence partial", () => {
-    const [result] = assessCitationSupport(`Zebras migrate across grassy savannas in large herds while stripes deter flies ${cite(1)}.`, SOURCES);
+    const [result] = assessCitationSupport(
+      `Zebras migrate across grassy savannas in large herds while stripes deter flies ${cite(1)}.`,
+      SOURCES,
+    );
     expect(result?.verdict).toBe("partial");
     expect(result?.score).toBeGreaterThanOrEqual(PARTIAL_MIN_SCORE);
     expect(result?.score).toBeLessThan(SUPPORTED_MIN_SCORE);
@@ -111,7 +108,10 @@ describe("assessCitationSupport", () => {
   });
 
   it("does not split at abbreviations, initials or decimals", () => {
-    const [result] = assessCitationSupport(`Flies, e.g. horse flies, avoid stripes (J. Smith et al. found 2.5 times fewer landings) ${cite(1)}.`, SOURCES);
+    const [result] = assessCitationSupport(
+      `Flies, e.g. horse flies, avoid stripes (J. Smith et al. found 2.5 times fewer landings) ${cite(1)}.`,
+      SOURCES,
+    );
     expect(result?.sentence).toBe("Flies, e.g. horse flies, avoid stripes (J. Smith et al. found 2.5 times fewer landings).");
     expect(result?.missingNumbers).toEqual(["2.5"]);
   });
@@ -177,7 +177,10 @@ describe("assessCitationSupport: laws", () => {
     fc.assert(
       fc.property(arbReport, arbSources, fc.infiniteStream(fc.nat()), (report, raw, seeds) => {
         const sources = raw.map((s) => source(s.id, s.claim, s.evidence, s.title));
-        const shuffled = [...sources].map((s) => ({ s, k: seeds.next().value })).sort((a, b) => a.k - b.k).map((x) => x.s);
+        const shuffled = [...sources]
+          .map((s) => ({ s, k: seeds.next().value }))
+          .sort((a, b) => a.k - b.k)
+          .map((x) => x.s);
         expect(assessCitationSupport(report, shuffled)).toEqual(assessCitationSupport(report, sources));
       }),
     );

@@ -82,7 +82,10 @@ interface SourceEvidence {
 
 function sourceEvidence(id: number, sources: readonly ResearchSource[]): SourceEvidence | null {
   const cited = sources.filter((source) => source.id === id);
-  const claims = cited.map((s) => `${s.claim}\n${s.evidence}`).filter((text) => text.trim() !== "").sort();
+  const claims = cited
+    .map((s) => `${s.claim}\n${s.evidence}`)
+    .filter((text) => text.trim() !== "")
+    .sort();
   if (claims.length === 0) return null;
   const titles = cited.map((s) => s.title).sort();
   const body = analyse(claims.join("\n"));
@@ -106,7 +109,8 @@ function assess(sentence: string, sourceId: number, analysed: Analysed, evidence
 }
 
 const STOPWORDS = new Set(
-  ("a about above after again against all also am an and any are aren as at be because been before being below " +
+  (
+    "a about above after again against all also am an and any are aren as at be because been before being below " +
     "between both but by can cannot could did do does doing don down during each either else etc even ever few for " +
     "from further had has have having he her here hers herself him himself his how however i if in into is isn it " +
     "its itself just least less let like many may me might more most much must my myself neither no nor not now of " +
@@ -114,8 +118,8 @@ const STOPWORDS = new Set(
     "should since so some such than that the their theirs them themselves then there therefore these they this " +
     "those though through thus to too toward towards under until up upon us very via was wasn we were weren what " +
     "when where whether which while who whom whose why will with within without would yet you your yours yourself " +
-    "yourselves according based see")
-    .split(" "),
+    "yourselves according based see"
+  ).split(" "),
 );
 
 const NUMBER = /(?<![\p{L}\p{N}.,])\d+(?:[.,]\d+)*(?![\p{L}\p{N}])/gu;
@@ -123,7 +127,11 @@ const WORD = /[\p{L}\p{N}]+/gu;
 
 /** Terms and numbers of a text (see the file header). */
 export function analyse(text: string): Analysed {
-  const plain = text.toLowerCase().normalize("NFKD").replace(/\p{M}/gu, "").replace(/['’]s\b/g, "");
+  const plain = text
+    .toLowerCase()
+    .normalize("NFKD")
+    .replace(/\p{M}/gu, "")
+    .replace(/['’]s\b/g, "");
   const numbers = [...plain.matchAll(NUMBER)].map((m) => ({ at: m.index, term: normalizeNumber(m[0]) }));
   const words: { at: number; term: string }[] = [];
   // Numbers are masked (same length) so that "3.5" is not read as the words "3" and "5".
@@ -208,8 +216,37 @@ function isEscaped(text: string, index: number): boolean {
   return slashes % 2 === 1;
 }
 
-const ABBREVIATIONS = new Set(["e.g", "i.e", "eg", "ie", "etc", "vs", "al", "fig", "figs", "no", "nos", "dr", "mr",
-  "mrs", "ms", "prof", "st", "approx", "cf", "inc", "ltd", "jr", "sr", "vol", "pp", "ed", "eds", "ca", "resp"]);
+const ABBREVIATIONS = new Set([
+  "e.g",
+  "i.e",
+  "eg",
+  "ie",
+  "etc",
+  "vs",
+  "al",
+  "fig",
+  "figs",
+  "no",
+  "nos",
+  "dr",
+  "mr",
+  "mrs",
+  "ms",
+  "prof",
+  "st",
+  "approx",
+  "cf",
+  "inc",
+  "ltd",
+  "jr",
+  "sr",
+  "vol",
+  "pp",
+  "ed",
+  "eds",
+  "ca",
+  "resp",
+]);
 
 const BLOCK_START = /^ {0,3}(#{1,6}\s|>|[-*+]\s|\d{1,9}[.)]\s|\|)/;
 

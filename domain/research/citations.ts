@@ -39,18 +39,13 @@ export interface CitationValidation {
 }
 
 /** Checks every numeric citation of a report against the ledger. */
-export function validateReportCitations(
-  markdown: string,
-  sources: readonly ResearchSource[],
-): CitationValidation {
+export function validateReportCitations(markdown: string, sources: readonly ResearchSource[]): CitationValidation {
   const citations = extractNumericCitations(markdown).map((link) => checkCitation(link, sources));
   const errors = citations.flatMap((c) => (c.valid ? [] : [`Citation ${c.text} ${c.reason ?? "is invalid"}`]));
   const citedSourceIds = [...new Set(citations.filter((c) => c.valid).map((c) => c.n))].sort((a, b) => a - b);
   const usable = sources.filter((s) => s.status !== "excluded").length;
   if (usable > 0 && citedSourceIds.length === 0) {
-    errors.push(
-      `The report has no valid numeric citation of the ${usable} usable ledger source${usable === 1 ? "" : "s"}`,
-    );
+    errors.push(`The report has no valid numeric citation of the ${usable} usable ledger source${usable === 1 ? "" : "s"}`);
   }
   return { valid: errors.length === 0, citations, citedSourceIds, errors };
 }

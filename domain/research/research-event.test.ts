@@ -26,7 +26,9 @@ describe("parseResearchEvent", () => {
     expect(
       parseResearchEvent(custom({ ...s, kind: "phase", phase: "report", title: "R", citedSourceIds: [1, "2", 3], status: "error" })),
     ).toEqual({ kind: "phase", sessionId: "s1", phase: "report", status: "error", title: "R", citedSourceIds: [1, 3] });
-    expect(parseResearchEvent(custom({ ...s, kind: "thread", thread: { id: "T1", status: "done", childSession: null, bogus: 1 } }))).toEqual({
+    expect(
+      parseResearchEvent(custom({ ...s, kind: "thread", thread: { id: "T1", status: "done", childSession: null, bogus: 1 } })),
+    ).toEqual({
       kind: "thread",
       sessionId: "s1",
       thread: { id: "T1", status: "done", childSession: null },

@@ -39,7 +39,15 @@ function withoutLastEventId(state: ResearchState): Omit<ResearchState, "lastEven
 
 const base: ResearchEvent[] = [
   { kind: "session", sessionId: S, objective: "Q", updatedAt: 1_000 },
-  { kind: "plan", sessionId: S, strategy: "two threads", threads: [{ id: "T1", title: "One", task: "a" }, { id: "T2", title: "Two", task: "b" }] },
+  {
+    kind: "plan",
+    sessionId: S,
+    strategy: "two threads",
+    threads: [
+      { id: "T1", title: "One", task: "a" },
+      { id: "T2", title: "Two", task: "b" },
+    ],
+  },
   { kind: "thread", sessionId: S, thread: { id: "T1", status: "done", summary: "s", sourceIds: [1], startedAt: 5, completedAt: 6 } },
   { kind: "source", sessionId: S, source: { url: "https://example.com/a", title: "A", threadId: "T1" } },
   { kind: "source", sessionId: S, source: { path: "./docs/b.md", title: "B", threadId: "T2", id: 4 } },
@@ -50,12 +58,26 @@ const base: ResearchEvent[] = [
 describe("forkReplayEvents", () => {
   it("rebinds a complete state whose report is still valid", () => {
     const report = "See [1](https://example.com/a#x) and [4](docs/b.md).";
-    const parent = toEntries([...base, { kind: "report", sessionId: S, reportEntryId: "msg-9", title: "Report title", citedSourceIds: [1, 4] }]);
+    const parent = toEntries([
+      ...base,
+      { kind: "report", sessionId: S, reportEntryId: "msg-9", title: "Report title", citedSourceIds: [1, 4] },
+    ]);
     const state = must(researchStateFromEntries(S, parent));
     expect(state.status).toBe("complete");
     const events = forkReplayEvents(state, FORK, report);
     expect(events.every((e) => e.sessionId === FORK)).toBe(true);
-    expect(events.map((e) => e.kind)).toEqual(["session", "objective", "plan", "thread", "thread", "source", "source", "source", "phase", "report"]);
+    expect(events.map((e) => e.kind)).toEqual([
+      "session",
+      "objective",
+      "plan",
+      "thread",
+      "thread",
+      "source",
+      "source",
+      "source",
+      "phase",
+      "report",
+    ]);
     const fork = must(foldFork(events, parent));
     expect(withoutLastEventId(fork)).toEqual(rebound(state));
     expect(fork.sources.map((s) => s.id)).toEqual([1, 4, 5]);
@@ -178,11 +200,7 @@ describe("resetReconstruction", () => {
   });
 
   it("takes the title from the last checkpoint, else the state's report title", () => {
-    const entries = toEntries([
-      ...base,
-      { kind: "phase", sessionId: S, phase: "report" },
-      assistantEntry(report),
-    ]);
+    const entries = toEntries([...base, { kind: "phase", sessionId: S, phase: "report" }, assistantEntry(report)]);
     expect(resetReconstruction(S, entries).restoreReport?.title).toBe("Report title");
   });
 });
@@ -206,7 +224,10 @@ describe("resetReconstruction laws", () => {
       title: "Law report",
       citedSourceIds: validateReportCitations(report, state.sources).citedSourceIds,
     };
-    return { entries: [...withMessage, researchEntry(reportEvent, "p-report", message.id, message.timestamp)], messageIndex: withMessage.length - 1 };
+    return {
+      entries: [...withMessage, researchEntry(reportEvent, "p-report", message.id, message.timestamp)],
+      messageIndex: withMessage.length - 1,
+    };
   }
 
   function withoutTimes(state: ResearchState | null): Omit<ResearchState, "lastEventId" | "updatedAt" | "completedAt"> | null {
@@ -241,7 +262,12 @@ describe("resetReconstruction laws", () => {
           return;
         }
         expect(restoreReport).toEqual(parseResearchEvent(entries.at(-1) as SessionEntry));
-        const restored = must(researchStateFromEntries(S, [...retained, researchEntry(restoreReport as ResearchEvent, "restored", entries[messageIndex]?.id ?? null)]));
+        const restored = must(
+          researchStateFromEntries(S, [
+            ...retained,
+            researchEntry(restoreReport as ResearchEvent, "restored", entries[messageIndex]?.id ?? null),
+          ]),
+        );
         expect(withoutTimes(restored)).toEqual(withoutTimes(full));
         expect(restored).toMatchObject({ status: "complete", reportEntryId: entries[messageIndex]?.id });
       }),
@@ -261,4 +287,3 @@ describe("resetReconstruction laws", () => {
     );
   });
 });
-

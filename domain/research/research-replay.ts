@@ -16,12 +16,7 @@ import type { SessionEntry } from "../session-log.ts";
 import { validateReportCitations } from "./citations.ts";
 import { parseResearchEvent } from "./research-event.ts";
 import { researchStateFromEntries } from "./research.fold.ts";
-import type {
-  ResearchErrorEvent,
-  ResearchEvent,
-  ResearchReportEvent,
-  ResearchState,
-} from "./research-types.ts";
+import type { ResearchErrorEvent, ResearchEvent, ResearchReportEvent, ResearchState } from "./research-types.ts";
 import { sourceEventPayload } from "./source-ledger.ts";
 
 /**
@@ -34,11 +29,7 @@ import { sourceEventPayload } from "./source-ledger.ts";
  * state, a `report` event when `reportMarkdown` is still valid against the retained ledger, otherwise an
  * `error` event naming the invalid citations.
  */
-export function forkReplayEvents(
-  source: ResearchState,
-  newSessionId: string,
-  reportMarkdown: string | null,
-): ResearchEvent[] {
+export function forkReplayEvents(source: ResearchState, newSessionId: string, reportMarkdown: string | null): ResearchEvent[] {
   const sessionId = newSessionId;
   const at = (time: number): { updatedAt?: number } => (time > 0 ? { updatedAt: time } : {});
   const now = at(source.updatedAt);
@@ -75,8 +66,7 @@ export function forkReplayEvents(
     events.push({ kind: "source", sessionId, ...now, source: sourceEventPayload(item) });
   }
 
-  const reportCheck =
-    source.reportEntryId !== "" ? checkRetainedReport(source, reportMarkdown) : null;
+  const reportCheck = source.reportEntryId !== "" ? checkRetainedReport(source, reportMarkdown) : null;
   const reportEvent = (): ResearchReportEvent => ({
     kind: "report",
     sessionId,
@@ -105,10 +95,7 @@ export function forkReplayEvents(
   return events;
 }
 
-function checkRetainedReport(
-  state: ResearchState,
-  markdown: string | null,
-): { valid: true } | { valid: false; message: string } {
+function checkRetainedReport(state: ResearchState, markdown: string | null): { valid: true } | { valid: false; message: string } {
   if (markdown === null) {
     return {
       valid: false,
@@ -138,10 +125,7 @@ export interface ResetReconstruction {
  * whose text is a valid report against the ledger. The restored event names that message, takes its
  * title from the checkpoint (else the state's report title) and its cited ids from the validation.
  */
-export function resetReconstruction(
-  sessionId: string,
-  retainedBranch: readonly SessionEntry[],
-): ResetReconstruction {
+export function resetReconstruction(sessionId: string, retainedBranch: readonly SessionEntry[]): ResetReconstruction {
   const state = researchStateFromEntries(sessionId, retainedBranch);
   const none = (reason: string): ResetReconstruction => ({ state, restoreReport: null, reason });
   if (state === null || state.status === "complete") return none("");

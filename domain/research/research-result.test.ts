@@ -1,12 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { TEXT_LIMITS } from "./research-normalize.ts";
-import {
-  boundedResearchResultText,
-  parseResearchResult,
-  RESEARCH_RESULT_MAX_CHARS,
-  type ResearchResult,
-} from "./research-result.ts";
+import { boundedResearchResultText, parseResearchResult, RESEARCH_RESULT_MAX_CHARS, type ResearchResult } from "./research-result.ts";
 import { registerSources } from "./source-ledger.ts";
 import type { ResearchSource } from "./research-types.ts";
 

@@ -26,16 +26,7 @@ export const FINISHED_THREAD_STATUSES: readonly ResearchThreadStatus[] = ["done"
 export const RESEARCH_SOURCE_STATUSES = ["candidate", "cited", "excluded"] as const;
 export type ResearchSourceStatus = (typeof RESEARCH_SOURCE_STATUSES)[number];
 
-export const RESEARCH_EVENT_KINDS = [
-  "session",
-  "objective",
-  "plan",
-  "phase",
-  "thread",
-  "source",
-  "report",
-  "error",
-] as const;
+export const RESEARCH_EVENT_KINDS = ["session", "objective", "plan", "phase", "thread", "source", "report", "error"] as const;
 export type ResearchEventKind = (typeof RESEARCH_EVENT_KINDS)[number];
 
 // ---------------------------------------------------------------------------------------------------------

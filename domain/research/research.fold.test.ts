@@ -139,15 +139,23 @@ describe("applyResearchEvent by kind", () => {
   });
 
   it("a re-plan keeps the progress of a planned thread that already exists", () => {
-    const s1 = must(applyResearchEvent(start, { kind: "thread", sessionId: S, thread: { id: "T1", status: "done", summary: "found" } }, at("t")));
-    const s2 = must(applyResearchEvent(s1, { kind: "plan", sessionId: S, strategy: "", threads: [{ id: "T1", title: "New", task: "k" }] }, at("p")));
+    const s1 = must(
+      applyResearchEvent(start, { kind: "thread", sessionId: S, thread: { id: "T1", status: "done", summary: "found" } }, at("t")),
+    );
+    const s2 = must(
+      applyResearchEvent(s1, { kind: "plan", sessionId: S, strategy: "", threads: [{ id: "T1", title: "New", task: "k" }] }, at("p")),
+    );
     expect(s2.threads).toEqual([expect.objectContaining({ id: "T1", title: "New", task: "k", status: "done", summary: "found" })]);
     expect(s2.completedThreadCount).toBe(1);
   });
 
   it("thread merges given fields into the thread with the same id", () => {
     const s1 = must(
-      applyResearchEvent(start, { kind: "thread", sessionId: S, thread: { id: "T1", title: "First", task: "t", status: "running", startedAt: 10 } }, at("t1")),
+      applyResearchEvent(
+        start,
+        { kind: "thread", sessionId: S, thread: { id: "T1", title: "First", task: "t", status: "running", startedAt: 10 } },
+        at("t1"),
+      ),
     );
     const s2 = must(
       applyResearchEvent(
@@ -155,7 +163,14 @@ describe("applyResearchEvent by kind", () => {
         {
           kind: "thread",
           sessionId: S,
-          thread: { id: "T1", title: "", status: "done", sourceIds: [2, 2, 1, -1], childSession: { id: "c", path: "/p", cwd: "/w" }, completedAt: 20 },
+          thread: {
+            id: "T1",
+            title: "",
+            status: "done",
+            sourceIds: [2, 2, 1, -1],
+            childSession: { id: "c", path: "/p", cwd: "/w" },
+            completedAt: 20,
+          },
         },
         at("t2"),
       ),
@@ -175,7 +190,9 @@ describe("applyResearchEvent by kind", () => {
       },
     ]);
     expect(s2.completedThreadCount).toBe(1);
-    const s3 = must(applyResearchEvent(s2, { kind: "thread", sessionId: S, thread: { id: "T2", status: "error", error: "boom" } }, at("t3")));
+    const s3 = must(
+      applyResearchEvent(s2, { kind: "thread", sessionId: S, thread: { id: "T2", status: "error", error: "boom" } }, at("t3")),
+    );
     expect(s3.threads.map((t) => [t.id, t.title, t.status])).toEqual([
       ["T1", "First", "done"],
       ["T2", "T2", "error"],
@@ -219,15 +236,35 @@ describe("applyResearchEvent by kind", () => {
 
   it("phase sets phase, status, note, title and intended citations; report checkpoint time", () => {
     const s1 = must(
-      applyResearchEvent(start, { kind: "phase", sessionId: S, phase: "report", note: "n", title: "The report", citedSourceIds: [3] }, at("ph", 7000)),
+      applyResearchEvent(
+        start,
+        { kind: "phase", sessionId: S, phase: "report", note: "n", title: "The report", citedSourceIds: [3] },
+        at("ph", 7000),
+      ),
     );
-    expect(s1).toMatchObject({ phase: "report", status: "running", note: "n", reportTitle: "The report", citedSourceIds: [3], reportRequestedAt: 7000 });
+    expect(s1).toMatchObject({
+      phase: "report",
+      status: "running",
+      note: "n",
+      reportTitle: "The report",
+      citedSourceIds: [3],
+      reportRequestedAt: 7000,
+    });
     const s2 = must(applyResearchEvent(s1, { kind: "phase", sessionId: S, phase: "gather", status: "error" }, at("ph2", 8000)));
-    expect(s2).toMatchObject({ phase: "gather", status: "error", note: "", reportTitle: "The report", citedSourceIds: [3], reportRequestedAt: 0 });
+    expect(s2).toMatchObject({
+      phase: "gather",
+      status: "error",
+      note: "",
+      reportTitle: "The report",
+      citedSourceIds: [3],
+      reportRequestedAt: 0,
+    });
   });
 
   it("report marks complete; error marks failed", () => {
-    const s1 = must(applyResearchEvent(start, { kind: "report", sessionId: S, reportEntryId: "m9", title: "T", citedSourceIds: [1] }, at("r", 9000)));
+    const s1 = must(
+      applyResearchEvent(start, { kind: "report", sessionId: S, reportEntryId: "m9", title: "T", citedSourceIds: [1] }, at("r", 9000)),
+    );
     expect(s1).toMatchObject({
       status: "complete",
       phase: "report",
@@ -379,10 +416,12 @@ describe("fold laws", () => {
       fc.property(arbResearchRun(S, 5), fc.array(fc.anything(), { maxLength: 5 }), (run, junk) => {
         const entries = [
           ...runEntries(run, "a"),
-          ...junk.map((data, i) => researchEntry({ kind: "error", sessionId: S, message: "" }, `j${i}`)).map((e, i) => ({
-            ...e,
-            data: junk[i],
-          })),
+          ...junk
+            .map((data, i) => researchEntry({ kind: "error", sessionId: S, message: "" }, `j${i}`))
+            .map((e, i) => ({
+              ...e,
+              data: junk[i],
+            })),
         ];
         expect(() => researchStateFromEntries(S, entries)).not.toThrow();
       }),

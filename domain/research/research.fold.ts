@@ -31,14 +31,7 @@
  */
 import type { SessionEntry } from "../session-log.ts";
 import { parseResearchEvent } from "./research-event.ts";
-import {
-  cleanText,
-  MAX_PLAN_THREADS,
-  normalizeChildSession,
-  normalizeIds,
-  TEXT_LIMITS,
-  timeMs,
-} from "./research-normalize.ts";
+import { cleanText, MAX_PLAN_THREADS, normalizeChildSession, normalizeIds, TEXT_LIMITS, timeMs } from "./research-normalize.ts";
 import {
   FINISHED_THREAD_STATUSES,
   RESEARCH_EVENT_VERSION,
@@ -93,11 +86,7 @@ export function researchEventTime(event: ResearchEvent, meta: ResearchEventMeta)
 }
 
 /** Applies one event. Returns the same object when the event does not apply. Never throws. */
-export function applyResearchEvent(
-  state: ResearchState | null,
-  event: ResearchEvent,
-  meta: ResearchEventMeta,
-): ResearchState | null {
+export function applyResearchEvent(state: ResearchState | null, event: ResearchEvent, meta: ResearchEventMeta): ResearchState | null {
   try {
     return applyUnsafe(state, event, meta);
   } catch {
@@ -106,11 +95,7 @@ export function applyResearchEvent(
   }
 }
 
-function applyUnsafe(
-  state: ResearchState | null,
-  event: ResearchEvent,
-  meta: ResearchEventMeta,
-): ResearchState | null {
+function applyUnsafe(state: ResearchState | null, event: ResearchEvent, meta: ResearchEventMeta): ResearchState | null {
   if (typeof event.sessionId !== "string" || event.sessionId === "") return state;
   const time = researchEventTime(event, meta);
   if (event.kind === "session") {
@@ -148,8 +133,7 @@ function applyUnsafe(
         status: event.status === "error" ? "error" : "running",
         note: cleanText(event.note, TEXT_LIMITS.note),
         reportTitle: title || state.reportTitle,
-        citedSourceIds:
-          event.citedSourceIds !== undefined ? normalizeIds(event.citedSourceIds) : state.citedSourceIds,
+        citedSourceIds: event.citedSourceIds !== undefined ? normalizeIds(event.citedSourceIds) : state.citedSourceIds,
         reportRequestedAt: event.phase === "report" ? time : 0,
       });
     }
@@ -177,8 +161,7 @@ function applyUnsafe(
         status: "complete",
         reportEntryId: event.reportEntryId,
         reportTitle: cleanText(event.title, TEXT_LIMITS.reportTitle) || state.reportTitle,
-        citedSourceIds:
-          event.citedSourceIds !== undefined ? normalizeIds(event.citedSourceIds) : state.citedSourceIds,
+        citedSourceIds: event.citedSourceIds !== undefined ? normalizeIds(event.citedSourceIds) : state.citedSourceIds,
         completedAt: time,
         reportRequestedAt: state.reportRequestedAt > 0 ? state.reportRequestedAt : time,
       });
@@ -198,10 +181,7 @@ function applyUnsafe(
  * events whose `sessionId` is `sessionId` count; the state starts at the first marker of that session
  * (null before it, or when `sessionId` is empty). Other entries are ignored.
  */
-export function researchStateFromEntries(
-  sessionId: string,
-  branch: readonly SessionEntry[],
-): ResearchState | null {
+export function researchStateFromEntries(sessionId: string, branch: readonly SessionEntry[]): ResearchState | null {
   let state: ResearchState | null = null;
   if (!sessionId) return null;
   for (const entry of branch) {
@@ -259,8 +239,7 @@ function newThread(id: string, title: string, task: string): ResearchThread {
   const cleanTask = cleanText(task, TEXT_LIMITS.threadTask);
   return {
     id,
-    title:
-      cleanText(title, TEXT_LIMITS.threadTitle) || cleanText(cleanTask, TEXT_LIMITS.threadTitle) || id,
+    title: cleanText(title, TEXT_LIMITS.threadTitle) || cleanText(cleanTask, TEXT_LIMITS.threadTitle) || id,
     task: cleanTask,
     status: "queued",
     summary: "",
@@ -272,10 +251,7 @@ function newThread(id: string, title: string, task: string): ResearchThread {
   };
 }
 
-function planThreads(
-  existing: readonly ResearchThread[],
-  planned: readonly ResearchPlanThread[],
-): ResearchThread[] {
+function planThreads(existing: readonly ResearchThread[], planned: readonly ResearchPlanThread[]): ResearchThread[] {
   const threads: ResearchThread[] = [];
   planned.forEach((item, index) => {
     if (threads.length >= MAX_PLAN_THREADS) return;

@@ -81,17 +81,15 @@ describe("registerSources", () => {
   it("keeps an incoming id when free and never reuses a taken one", () => {
     const a = registerSources(empty, "T1", [{ path: "a.md", id: 7 }, { path: "b.md", id: 7 }, { path: "c.md" }]);
     expect(a.report.added).toEqual([7, 8, 9]);
-    const b = registerSources(a.state, "T1", [{ path: "d.md", id: 3 }, { path: "e.md", id: 0 }]);
+    const b = registerSources(a.state, "T1", [
+      { path: "d.md", id: 3 },
+      { path: "e.md", id: 0 },
+    ]);
     expect(b.report.added).toEqual([3, 10]);
   });
 
   it("reports invalid sources by index with a reason", () => {
-    const { report } = registerSources(empty, "T1", [
-      { title: "nowhere" },
-      "text",
-      { url: "ftp://example.com" },
-      { path: "ok.md" },
-    ]);
+    const { report } = registerSources(empty, "T1", [{ title: "nowhere" }, "text", { url: "ftp://example.com" }, { path: "ok.md" }]);
     expect(report.added).toEqual([1]);
     expect(report.rejected.map((r) => [r.index, r.code])).toEqual([
       [0, "invalid"],
@@ -113,14 +111,9 @@ describe("registerSources", () => {
     let state = empty;
     for (let batch = 0; batch < 3; batch++) state = registerSources(state, "T1", urls(20, batch * 20)).state;
     expect(state.sources).toHaveLength(60);
-    const { state: after, report } = registerSources(state, "T2", [
-      { url: "https://example.com/new" },
-      { url: "https://example.com/s5" },
-    ]);
+    const { state: after, report } = registerSources(state, "T2", [{ url: "https://example.com/new" }, { url: "https://example.com/s5" }]);
     expect(after.sources).toHaveLength(MAX_SOURCES_PER_SESSION);
-    expect(report.rejected).toEqual([
-      { index: 0, code: "session-limit", reason: "the research session already holds 60 sources" },
-    ]);
+    expect(report.rejected).toEqual([{ index: 0, code: "session-limit", reason: "the research session already holds 60 sources" }]);
     expect(report.overLimit).toBe(1);
     expect(report.merged).toEqual([6]);
     expect(after.sources.find((s) => s.id === 6)?.threadIds).toEqual(["T1", "T2"]);
@@ -162,9 +155,7 @@ describe("excludeSource", () => {
 // Laws
 // ---------------------------------------------------------------------------------------------------------
 
-type Op =
-  | { kind: "register"; threadId: string; sources: unknown[] }
-  | { kind: "exclude"; pick: number; reason: string };
+type Op = { kind: "register"; threadId: string; sources: unknown[] } | { kind: "exclude"; pick: number; reason: string };
 
 const arbOp: fc.Arbitrary<Op> = fc.oneof(
   {
@@ -183,7 +174,9 @@ const arbManyDistinct = fc
   .array(fc.tuple(fc.integer({ min: 0, max: 200 }), fc.option(fc.integer({ min: 1, max: 90 }), { nil: undefined })), {
     maxLength: 90,
   })
-  .map((items) => items.map(([n, id]) => (id === undefined ? { url: `https://example.com/p${n}` } : { url: `https://example.com/p${n}`, id })));
+  .map((items) =>
+    items.map(([n, id]) => (id === undefined ? { url: `https://example.com/p${n}` } : { url: `https://example.com/p${n}`, id })),
+  );
 
 function runOps(ops: readonly Op[]): { snapshots: { sources: ResearchSource[] }[] } {
   let state: { sources: ResearchSource[]; citedSourceIds: number[] } = { sources: [], citedSourceIds: [] };
@@ -202,13 +195,21 @@ function runOps(ops: readonly Op[]): { snapshots: { sources: ResearchSource[] }[
 describe("ledger laws", () => {
   it("never holds more than 60 sources, and ids and keys stay unique", () => {
     fc.assert(
-      fc.property(fc.array(fc.oneof(arbOp, arbManyDistinct.map((sources) => ({ kind: "register" as const, threadId: "T1", sources })))), (ops) => {
-        for (const { sources } of runOps(ops).snapshots) {
-          expect(sources.length).toBeLessThanOrEqual(MAX_SOURCES_PER_SESSION);
-          expect(new Set(sources.map((s) => s.id)).size).toBe(sources.length);
-          expect(new Set(sources.map((s) => s.key)).size).toBe(sources.length);
-        }
-      }),
+      fc.property(
+        fc.array(
+          fc.oneof(
+            arbOp,
+            arbManyDistinct.map((sources) => ({ kind: "register" as const, threadId: "T1", sources })),
+          ),
+        ),
+        (ops) => {
+          for (const { sources } of runOps(ops).snapshots) {
+            expect(sources.length).toBeLessThanOrEqual(MAX_SOURCES_PER_SESSION);
+            expect(new Set(sources.map((s) => s.id)).size).toBe(sources.length);
+            expect(new Set(sources.map((s) => s.key)).size).toBe(sources.length);
+          }
+        },
+      ),
     );
   });
 

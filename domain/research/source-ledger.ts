@@ -19,19 +19,8 @@
  *
  * All functions are pure and return new objects.
  */
-import {
-  cleanText,
-  isRecord,
-  positiveId,
-  TEXT_LIMITS,
-  uniqueStrings,
-} from "./research-normalize.ts";
-import {
-  RESEARCH_SOURCE_STATUSES,
-  type ResearchSource,
-  type ResearchSourceInput,
-  type ResearchSourceStatus,
-} from "./research-types.ts";
+import { cleanText, isRecord, positiveId, TEXT_LIMITS, uniqueStrings } from "./research-normalize.ts";
+import { RESEARCH_SOURCE_STATUSES, type ResearchSource, type ResearchSourceInput, type ResearchSourceStatus } from "./research-types.ts";
 
 export const MAX_SOURCES_PER_RESULT = 20;
 export const MAX_SOURCES_PER_SESSION = 60;
@@ -120,9 +109,7 @@ export interface SourceCandidate {
   exclusionReason: string;
 }
 
-export type SourceCandidateResult =
-  | { ok: true; candidate: SourceCandidate }
-  | { ok: false; reason: string };
+export type SourceCandidateResult = { ok: true; candidate: SourceCandidate } | { ok: false; reason: string };
 
 /** Validates one source input (any JSON value); `threadId` is added to its thread ids. */
 export function sourceCandidate(raw: unknown, threadId = ""): SourceCandidateResult {
@@ -167,8 +154,7 @@ export function nextSourceId(sources: readonly ResearchSource[]): number {
 
 function newSource(candidate: SourceCandidate, sources: readonly ResearchSource[]): ResearchSource {
   const requested = candidate.requestedId;
-  const id =
-    requested !== null && !sources.some((s) => s.id === requested) ? requested : nextSourceId(sources);
+  const id = requested !== null && !sources.some((s) => s.id === requested) ? requested : nextSourceId(sources);
   return {
     id,
     key: candidate.key,
@@ -191,11 +177,7 @@ function pick(mode: "fill" | "override", existing: string, incoming: string): st
   return incoming || existing;
 }
 
-function mergeSource(
-  existing: ResearchSource,
-  candidate: SourceCandidate,
-  mode: "fill" | "override",
-): ResearchSource {
+function mergeSource(existing: ResearchSource, candidate: SourceCandidate, mode: "fill" | "override"): ResearchSource {
   let status = existing.status;
   if (mode === "override" && candidate.status !== null) {
     status = candidate.status === "excluded" ? "excluded" : "candidate";
@@ -241,14 +223,10 @@ function sortById(sources: ResearchSource[]): ResearchSource[] {
 }
 
 /** Sets each source's displayed status: excluded if excluded, else cited if its id is cited, else candidate. */
-export function deriveSourceStatuses(
-  sources: readonly ResearchSource[],
-  citedSourceIds: readonly number[],
-): ResearchSource[] {
+export function deriveSourceStatuses(sources: readonly ResearchSource[], citedSourceIds: readonly number[]): ResearchSource[] {
   const cited = new Set(citedSourceIds);
   return sources.map((source) => {
-    const status: ResearchSourceStatus =
-      source.status === "excluded" ? "excluded" : cited.has(source.id) ? "cited" : "candidate";
+    const status: ResearchSourceStatus = source.status === "excluded" ? "excluded" : cited.has(source.id) ? "cited" : "candidate";
     return status === source.status ? source : { ...source, status };
   });
 }

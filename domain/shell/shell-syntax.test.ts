@@ -92,7 +92,10 @@ describe("parseShell: lists and compound commands", () => {
   it("keeps reserved words as keywords of the commands they start or close", () => {
     const all = commands(parsed("if ! grep -q x f; then cat f; else echo no; fi > out"));
     expect(all.map((c) => (c.kind === "simple" ? [c.keywords, values(c)] : c.kind))).toEqual([
-      [["if", "!"], ["grep", "-q", "x", "f"]],
+      [
+        ["if", "!"],
+        ["grep", "-q", "x", "f"],
+      ],
       [["then"], ["cat", "f"]],
       [["else"], ["echo", "no"]],
       [["fi"], []],
@@ -179,27 +182,60 @@ describe("parseShell: errors", () => {
   });
 
   it("limits nesting", () => {
-    expect(parseShell(`echo ${"$(".repeat(100)}${")".repeat(100)}`)).toMatchObject({ ok: false, error: expect.stringContaining("too deeply") });
+    expect(parseShell(`echo ${"$(".repeat(100)}${")".repeat(100)}`)).toMatchObject({
+      ok: false,
+      error: expect.stringContaining("too deeply"),
+    });
   });
 });
 
 describe("parseShell: laws", () => {
   it("a single-quoted word is exactly its text", () => {
     fc.assert(
-      fc.property(fc.string().filter((s) => !s.includes("'")), (text) => {
-        const words = simple(`echo '${text}'`).words;
-        expect(words).toHaveLength(2);
-        expect(words[1]?.value).toBe(text);
-      }),
+      fc.property(
+        fc.string().filter((s) => !s.includes("'")),
+        (text) => {
+          const words = simple(`echo '${text}'`).words;
+          expect(words).toHaveLength(2);
+          expect(words[1]?.value).toBe(text);
+        },
+      ),
     );
   });
 
   it("parsing never throws", () => {
     fc.assert(
-      fc.property(fc.string({ unit: fc.constantFrom("a", " ", "'", '"', "`", "$", "(", ")", "{", "}", ";", "&", "|", "<", ">", "\n", "\\", "#", "[[", "]]", "<<") }), (source) => {
-        const result = parseShell(source);
-        expect(typeof result.ok).toBe("boolean");
-      }),
+      fc.property(
+        fc.string({
+          unit: fc.constantFrom(
+            "a",
+            " ",
+            "'",
+            '"',
+            "`",
+            "$",
+            "(",
+            ")",
+            "{",
+            "}",
+            ";",
+            "&",
+            "|",
+            "<",
+            ">",
+            "\n",
+            "\\",
+            "#",
+            "[[",
+            "]]",
+            "<<",
+          ),
+        }),
+        (source) => {
+          const result = parseShell(source);
+          expect(typeof result.ok).toBe("boolean");
+        },
+      ),
     );
   });
 });

@@ -25,7 +25,7 @@ describe("parseAgentDefinition", () => {
     });
   });
 
-  it("defaults model and thinking to \"\" and tools to [] (the child runtime's defaults)", () => {
+  it('defaults model and thinking to "" and tools to [] (the child runtime\'s defaults)', () => {
     const parsed = parseAgentDefinition("---\nname: a\ndescription: b\n---\nbody", file);
     expect(parsed.ok && parsed.definition).toMatchObject({ model: "", thinking: "", tools: [] });
   });

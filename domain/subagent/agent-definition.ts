@@ -16,8 +16,7 @@ export function agentKeyOf(source: string, canonicalPath: string, name: string):
 }
 
 export type AgentDefinitionParse =
-  | { readonly ok: true; readonly definition: AgentDefinition }
-  | { readonly ok: false; readonly reason: string };
+  { readonly ok: true; readonly definition: AgentDefinition } | { readonly ok: false; readonly reason: string };
 
 function text(value: FrontmatterValue | undefined): string {
   return typeof value === "string" ? value.trim() : "";

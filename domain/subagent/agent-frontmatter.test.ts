@@ -47,7 +47,7 @@ describe("parseFrontmatter", () => {
 
   it("reads flow and block sequences, indented or not", () => {
     const { fields } = parseFrontmatter(
-      ["---", 'a: [read, "grep, find", \'ls\']', "b:", "  - read", "  - bash", "c:", "- x", "- 'y'", "d: read, bash", "---"].join("\n"),
+      ["---", "a: [read, \"grep, find\", 'ls']", "b:", "  - read", "  - bash", "c:", "- x", "- 'y'", "d: read, bash", "---"].join("\n"),
     );
     expect(fields).toEqual({ a: ["read", "grep, find", "ls"], b: ["read", "bash"], c: ["x", "y"], d: "read, bash" });
   });
@@ -82,7 +82,7 @@ describe("parseFrontmatter", () => {
 
   it("drops what the subset cannot read instead of throwing, and the last duplicate key wins", () => {
     const { fields } = parseFrontmatter(
-      ["---", "nested:", "  inner: 1", "map: {a: 1}", "bad: \"unclosed", "list: [a, b", "name: a", "name: b", "---"].join("\n"),
+      ["---", "nested:", "  inner: 1", "map: {a: 1}", 'bad: "unclosed', "list: [a, b", "name: a", "name: b", "---"].join("\n"),
     );
     expect(fields).toEqual({ name: "b" });
   });

@@ -17,7 +17,19 @@ describe("the researcher agent", () => {
     expect(prompt).toContain("exactly one block");
     expect(prompt).toContain(`at most ${MAX_SOURCES_PER_RESULT}`);
     expect(MAX_SOURCES_PER_RESULT).toBe(20);
-    for (const field of ["threadId", "title", "summary", "sources", "url", "path", "publisher", "publishedAt", "kind", "claim", "evidence"]) {
+    for (const field of [
+      "threadId",
+      "title",
+      "summary",
+      "sources",
+      "url",
+      "path",
+      "publisher",
+      "publishedAt",
+      "kind",
+      "claim",
+      "evidence",
+    ]) {
       expect(prompt).toContain(`"${field}"`);
     }
   });

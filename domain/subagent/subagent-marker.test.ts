@@ -20,7 +20,16 @@ function custom(data: unknown, customType = SUBAGENT_CUSTOM_TYPE, id = "e1"): Se
 describe("subagent marker", () => {
   it("accepts the exact shape, with nulls for unknown fields", () => {
     expect(checkSubagentMarkerData(marker)).toBeNull();
-    expect(checkSubagentMarkerData({ ...marker, parentSessionId: null, parentSessionPath: null, toolCallId: null, agent: null, readOnlyBash: false })).toBeNull();
+    expect(
+      checkSubagentMarkerData({
+        ...marker,
+        parentSessionId: null,
+        parentSessionPath: null,
+        toolCallId: null,
+        agent: null,
+        readOnlyBash: false,
+      }),
+    ).toBeNull();
   });
 
   it.each([

@@ -9,14 +9,29 @@ function message(message: unknown): SessionEntry {
   return { type: "message", id: `m${counter}`, parentId: null, timestamp: "2025-01-01T00:00:00.000Z", message } as SessionEntry;
 }
 
-function assistant(text: string, usage: { input: number; output: number; total: number; cost: number }, extra: Record<string, unknown> = {}): SessionEntry {
+function assistant(
+  text: string,
+  usage: { input: number; output: number; total: number; cost: number },
+  extra: Record<string, unknown> = {},
+): SessionEntry {
   return message({
     role: "assistant",
-    content: [{ type: "thinking", thinking: "hmm" }, { type: "text", text }, { type: "toolCall", id: "c", name: "bash", arguments: {} }],
+    content: [
+      { type: "thinking", thinking: "hmm" },
+      { type: "text", text },
+      { type: "toolCall", id: "c", name: "bash", arguments: {} },
+    ],
     provider: "faux",
     model: "faux-1",
     api: "faux",
-    usage: { input: usage.input, output: usage.output, cacheRead: 3, cacheWrite: 1, totalTokens: usage.total, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: usage.cost } },
+    usage: {
+      input: usage.input,
+      output: usage.output,
+      cacheRead: 3,
+      cacheWrite: 1,
+      totalTokens: usage.total,
+      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: usage.cost },
+    },
     stopReason: "stop",
     timestamp: 1,
     ...extra,
@@ -29,7 +44,14 @@ describe("summarizeSubagentBranch", () => {
       { type: "model_change", id: "x", parentId: null, timestamp: "2025-01-01T00:00:00.000Z", provider: "faux", modelId: "faux-1" },
       message({ role: "user", content: "Do the task", timestamp: 1 }),
       assistant("Looking", { input: 10, output: 5, total: 19, cost: 0.5 }, { stopReason: "toolUse" }),
-      message({ role: "toolResult", toolCallId: "c", toolName: "bash", content: [{ type: "text", text: "out" }], isError: false, timestamp: 1 }),
+      message({
+        role: "toolResult",
+        toolCallId: "c",
+        toolName: "bash",
+        content: [{ type: "text", text: "out" }],
+        isError: false,
+        timestamp: 1,
+      }),
       assistant("Done", { input: 20, output: 7, total: 31, cost: 0.25 }, { provider: "faux", model: "faux-2" }),
     ];
     expect(summarizeSubagentBranch(branch)).toEqual({
@@ -46,7 +68,14 @@ describe("summarizeSubagentBranch", () => {
 
   it("reports the error message of a failed last turn", () => {
     const summary = summarizeSubagentBranch([
-      message({ role: "user", content: [{ type: "text", text: "a" }, { type: "image", data: "x", mimeType: "image/png" }, { type: "text", text: "b" }] }),
+      message({
+        role: "user",
+        content: [
+          { type: "text", text: "a" },
+          { type: "image", data: "x", mimeType: "image/png" },
+          { type: "text", text: "b" },
+        ],
+      }),
       assistant("", { input: 0, output: 0, total: 0, cost: 0 }, { stopReason: "error", errorMessage: "No scripted reply" }),
     ]);
     expect(summary.messages[0]).toEqual({ role: "user", content: "a\nb" });
@@ -54,14 +83,19 @@ describe("summarizeSubagentBranch", () => {
   });
 
   it("is empty without messages", () => {
-    expect(summarizeSubagentBranch([])).toEqual({ messages: [], usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0, cost: 0, turns: 0 } });
+    expect(summarizeSubagentBranch([])).toEqual({
+      messages: [],
+      usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0, cost: 0, turns: 0 },
+    });
   });
 
   it("never throws and counts every assistant message as a turn, whatever the message data", () => {
     fc.assert(
       fc.property(fc.array(fc.anything()), (payloads) => {
         const summary = summarizeSubagentBranch(payloads.map((payload) => message(payload)));
-        const assistants = payloads.filter((p) => typeof p === "object" && p !== null && !Array.isArray(p) && (p as { role?: unknown }).role === "assistant");
+        const assistants = payloads.filter(
+          (p) => typeof p === "object" && p !== null && !Array.isArray(p) && (p as { role?: unknown }).role === "assistant",
+        );
         expect(summary.usage.turns).toBe(assistants.length);
         expect(Number.isFinite(summary.usage.cost)).toBe(true);
       }),

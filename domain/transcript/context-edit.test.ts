@@ -4,8 +4,19 @@ import { buildTranscript, transcriptEntries, transcriptOfPath } from "./transcri
 import type { MessageTranscriptEntry, ToolTranscriptEntry, UsageTranscriptEntry } from "./transcript-types.ts";
 
 // Shapes as pi 1.6 writes them: an auto-retry omits the failed assistant message and its tool results.
-const usage = { input: 10, output: 5, cacheRead: 100, cacheWrite: 0, totalTokens: 115, cost: { input: 0.001, output: 0.002, cacheRead: 0.0001, cacheWrite: 0, total: 0.0031 } };
-const user = (id: string, text: string) => ({ id, type: "message", message: { role: "user", content: [{ type: "text", text }], timestamp: 1 } });
+const usage = {
+  input: 10,
+  output: 5,
+  cacheRead: 100,
+  cacheWrite: 0,
+  totalTokens: 115,
+  cost: { input: 0.001, output: 0.002, cacheRead: 0.0001, cacheWrite: 0, total: 0.0031 },
+};
+const user = (id: string, text: string) => ({
+  id,
+  type: "message",
+  message: { role: "user", content: [{ type: "text", text }], timestamp: 1 },
+});
 const assistant = (id: string, content: unknown[], stopReason = "stop") => ({
   id,
   type: "message",
@@ -32,7 +43,14 @@ describe("context_edit entries in the transcript", () => {
     const entries = transcriptOfPath(
       chain([
         user("u1", "read it"),
-        assistant("a1", [{ type: "text", text: "Reading." }, { type: "toolCall", id: "c1", name: "read", arguments: { path: "x" } }], "toolUse"),
+        assistant(
+          "a1",
+          [
+            { type: "text", text: "Reading." },
+            { type: "toolCall", id: "c1", name: "read", arguments: { path: "x" } },
+          ],
+          "toolUse",
+        ),
         toolResult("r1", "c1", "file text"),
         assistant("a2", [], "error"),
         edit("x1", "a1", null),
@@ -41,9 +59,18 @@ describe("context_edit entries in the transcript", () => {
       ]),
     );
     const attempt = entries.find((entry) => entry.id === "a1") as MessageTranscriptEntry;
-    expect(attempt).toMatchObject({ text: "", blocks: [], copyText: "", contextEdit: { editId: "x1", kind: "omitted", original: { text: "Reading." } } });
+    expect(attempt).toMatchObject({
+      text: "",
+      blocks: [],
+      copyText: "",
+      contextEdit: { editId: "x1", kind: "omitted", original: { text: "Reading." } },
+    });
     const tool = entries.find((entry) => entry.type === "tool") as ToolTranscriptEntry;
-    expect(tool).toMatchObject({ resultEntryId: "r1", resultText: "", contextEdit: { editId: "x2", kind: "omitted", original: { text: "file text", blocks: [] } } });
+    expect(tool).toMatchObject({
+      resultEntryId: "r1",
+      resultText: "",
+      contextEdit: { editId: "x2", kind: "omitted", original: { text: "file text", blocks: [] } },
+    });
     expect((entries.at(-1) as MessageTranscriptEntry).contextEdit).toBeUndefined();
   });
 
@@ -63,7 +90,9 @@ describe("context_edit entries in the transcript", () => {
   });
 
   it("counts an edit whose target is not on the path, or whose shape is unusable, as an anomaly and changes nothing", () => {
-    const state = buildTranscript(chain([user("u1", "hi"), edit("x1", "elsewhere", null), { id: "x2", type: "context_edit", targetId: "u1" }]));
+    const state = buildTranscript(
+      chain([user("u1", "hi"), edit("x1", "elsewhere", null), { id: "x2", type: "context_edit", targetId: "u1" }]),
+    );
     expect(state.anomalies).toBe(2);
     expect(transcriptEntries(state)).toEqual(transcriptOfPath(chain([user("u1", "hi")])));
   });
@@ -72,7 +101,10 @@ describe("context_edit entries in the transcript", () => {
 describe("usage entries in the transcript", () => {
   it("shows model work outside the conversation as a usage entry, not a message", () => {
     const entries = transcriptOfPath(
-      chain([user("u1", "hi"), { id: "w1", type: "usage", kind: "cache_warm", provider: "anthropic", model: "claude-x", usage, note: "extension override" }]),
+      chain([
+        user("u1", "hi"),
+        { id: "w1", type: "usage", kind: "cache_warm", provider: "anthropic", model: "claude-x", usage, note: "extension override" },
+      ]),
     );
     expect(entries.map((entry) => entry.type)).toEqual(["message", "usage"]);
     expect(entries[1] as UsageTranscriptEntry).toMatchObject({
@@ -86,7 +118,12 @@ describe("usage entries in the transcript", () => {
   });
 
   it("skips a usage entry without a kind or usage (an anomaly)", () => {
-    const state = buildTranscript(chain([{ id: "w1", type: "usage", provider: "p", model: "m", usage }, { id: "w2", type: "usage", kind: "cache_warm" }]));
+    const state = buildTranscript(
+      chain([
+        { id: "w1", type: "usage", provider: "p", model: "m", usage },
+        { id: "w2", type: "usage", kind: "cache_warm" },
+      ]),
+    );
     expect(state.anomalies).toBe(2);
     expect(state.entries.length).toBe(0);
   });

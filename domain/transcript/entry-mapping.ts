@@ -38,7 +38,14 @@ export function entryBase(entry: Pick<SessionEntry, "id" | "timestamp">) {
 }
 
 function zeroUsage(): Usage {
-  return { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
+  return {
+    input: 0,
+    output: 0,
+    cacheRead: 0,
+    cacheWrite: 0,
+    totalTokens: 0,
+    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+  };
 }
 
 export function readUsage(value: unknown): Usage {
@@ -63,7 +70,15 @@ export function readUsage(value: unknown): Usage {
 /** A message entry with role `user`. */
 export function userMessageEntry(entry: SessionEntry, message: Record<string, unknown>): UserMessageTranscriptEntry {
   const { text, blocks } = mapContent(message["content"]);
-  return { ...entryBase(entry), type: "message", role: "user", text, blocks, copyText: text, messageTimestamp: numberField(message, "timestamp") ?? 0 };
+  return {
+    ...entryBase(entry),
+    type: "message",
+    role: "user",
+    text,
+    blocks,
+    copyText: text,
+    messageTimestamp: numberField(message, "timestamp") ?? 0,
+  };
 }
 
 /**
@@ -188,7 +203,12 @@ export function usageEntry(entry: SessionEntry): UsageTranscriptEntry | null {
   const model = stringField(record, "model") ?? "";
   const note = stringField(record, "note");
   const tokens = usage.input + usage.output + usage.cacheRead + usage.cacheWrite;
-  const parts = [kind, provider !== "" || model !== "" ? `${provider}/${model}` : "", `${tokens} tokens`, usage.cost.total > 0 ? `$${usage.cost.total.toFixed(4)}` : ""];
+  const parts = [
+    kind,
+    provider !== "" || model !== "" ? `${provider}/${model}` : "",
+    `${tokens} tokens`,
+    usage.cost.total > 0 ? `$${usage.cost.total.toFixed(4)}` : "",
+  ];
   return {
     ...entryBase(entry),
     type: "usage",

@@ -86,7 +86,15 @@ describe("withResearchAnnotations", () => {
         childSession: { id: "child-1", path: CHILD_SESSION_PATH, cwd: "/work/project" },
         error: "",
       },
-      { threadId: "T2", title: "Stovetop kettles", status: "error", summary: "", sourceIds: [2], childSession: null, error: "worker failed" },
+      {
+        threadId: "T2",
+        title: "Stovetop kettles",
+        status: "error",
+        summary: "",
+        sourceIds: [2],
+        childSession: null,
+        error: "worker failed",
+      },
     ]);
   });
 
@@ -103,7 +111,9 @@ describe("withResearchAnnotations", () => {
     };
     expect(ids(tool({ agent: "researcher", task: "t2: stovetop" }))).toEqual(["T2"]);
     expect(ids(tool({ chain: [{ agent: "researcher", task: "electric kettle efficiency" }] }))).toEqual(["T1"]);
-    expect(ids(tool({ tasks: [{ agent: "researcher", task: "no id here" }] }, '<research_result>{"threadId":"T2"}</research_result>'))).toEqual(["T2"]);
+    expect(
+      ids(tool({ tasks: [{ agent: "researcher", task: "no id here" }] }, '<research_result>{"threadId":"T2"}</research_result>')),
+    ).toEqual(["T2"]);
     expect(ids(tool({ tasks: [{ agent: "researcher", task: "T9: unknown" }] }))).toEqual([]);
     expect(ids(tool({ agent: "scout", task: "T1: recon" }))).toBeUndefined();
   });
@@ -111,10 +121,22 @@ describe("withResearchAnnotations", () => {
 
 describe("researcher task helpers", () => {
   it("reads tasks of every subagent mode and the thread id prefix", () => {
-    expect(researcherTasks({ agent: "researcher", task: "a", tasks: [{ agent: "researcher", task: "b" }, { agent: "x", task: "c" }], chain: [{ agent: "researcher", task: "d" }] })).toEqual(["a", "b", "d"]);
+    expect(
+      researcherTasks({
+        agent: "researcher",
+        task: "a",
+        tasks: [
+          { agent: "researcher", task: "b" },
+          { agent: "x", task: "c" },
+        ],
+        chain: [{ agent: "researcher", task: "d" }],
+      }),
+    ).toEqual(["a", "b", "d"]);
     expect(taskThreadId("  t1 : find")).toBe("t1");
     expect(taskThreadId("find: it")).toBe("find");
     expect(taskThreadId("no prefix here")).toBeNull();
-    expect(resultThreadIds('x <research_result>{"threadId": " T1 "}</research_result> <research_result>not json</research_result>')).toEqual(["T1"]);
+    expect(
+      resultThreadIds('x <research_result>{"threadId": " T1 "}</research_result> <research_result>not json</research_result>'),
+    ).toEqual(["T1"]);
   });
 });

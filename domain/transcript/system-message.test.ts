@@ -7,12 +7,18 @@ import type { SystemTranscriptEntry } from "./transcript-types.ts";
 
 // Shapes as pi 1.6 writes them (AgentSession's first request, later patches, a compaction's replayed state).
 const tool = (name: string, description = `${name} tool`) => ({ name, description, parameters: { type: "object", properties: {} } });
-const systemMessage = (fields: Record<string, unknown>) => ({ type: "message", message: { role: "system", content: "", timestamp: 1765233665000, ...fields } });
+const systemMessage = (fields: Record<string, unknown>) => ({
+  type: "message",
+  message: { role: "system", content: "", timestamp: 1765233665000, ...fields },
+});
 const first = systemMessage({
   sections: { preamble: "You are an expert coding assistant.", tools: "Available tools: read, bash", cwd: "Current working directory: /w" },
   toolsAdded: [tool("read"), tool("bash")],
 });
-const user = (text: string) => ({ type: "message", message: { role: "user", content: [{ type: "text", text }], timestamp: 1765233665292 } });
+const user = (text: string) => ({
+  type: "message",
+  message: { role: "user", content: [{ type: "text", text }], timestamp: 1765233665292 },
+});
 
 function chain(bodies: Record<string, unknown>[]): SessionEntry[] {
   let parentId: string | null = null;
@@ -55,7 +61,10 @@ describe("pi system messages in the transcript", () => {
     const [, patch, removal] = systemEntries([
       first,
       user("hi"),
-      systemMessage({ sections: { cwd: "Current working directory: /x", leyline_research_protocol: "<p>" }, toolsAdded: [tool("research_update")] }),
+      systemMessage({
+        sections: { cwd: "Current working directory: /x", leyline_research_protocol: "<p>" },
+        toolsAdded: [tool("research_update")],
+      }),
       systemMessage({ sections: { leyline_research_protocol: null }, toolsRemoved: [{ name: "bash" }] }),
     ]);
     expect(patch).toMatchObject({
@@ -89,9 +98,20 @@ describe("pi system messages in the transcript", () => {
       summary: "Earlier work",
       firstKeptEntryId: "s0000001",
       tokensBefore: 1000,
-      systemMessage: { role: "system", content: "", sections: { preamble: "Replayed.", cwd: "Current working directory: /y" }, toolsAdded: [tool("read")], timestamp: 1 },
+      systemMessage: {
+        role: "system",
+        content: "",
+        sections: { preamble: "Replayed.", cwd: "Current working directory: /y" },
+        toolsAdded: [tool("read")],
+        timestamp: 1,
+      },
     };
-    const [, after] = systemEntries([first, user("hi"), compaction, systemMessage({ sections: { cwd: "Current working directory: /y", tools: "Available tools: read" }, toolsAdded: [tool("read")] })]);
+    const [, after] = systemEntries([
+      first,
+      user("hi"),
+      compaction,
+      systemMessage({ sections: { cwd: "Current working directory: /y", tools: "Available tools: read" }, toolsAdded: [tool("read")] }),
+    ]);
     // cwd equals the replayed text; "tools" was not in the replayed state, so it is added again; read is known.
     expect(after).toMatchObject({ code: "sections added: tools", toolsAdded: [] });
   });
@@ -100,7 +120,9 @@ describe("pi system messages in the transcript", () => {
     const name = fc.constantFrom("preamble", "tools", "cwd", "extra");
     const patchArb = fc.record({
       sections: fc.dictionary(name, fc.option(fc.constantFrom("a", "b", ""), { nil: null })),
-      toolsAdded: fc.array(fc.record({ name: fc.constantFrom("read", "bash", "edit"), description: fc.constantFrom("x", "y") }), { maxLength: 3 }),
+      toolsAdded: fc.array(fc.record({ name: fc.constantFrom("read", "bash", "edit"), description: fc.constantFrom("x", "y") }), {
+        maxLength: 3,
+      }),
       toolsRemoved: fc.array(fc.record({ name: fc.constantFrom("read", "bash", "edit") }), { maxLength: 2 }),
     });
     fc.assert(
@@ -117,7 +139,8 @@ describe("pi system messages in the transcript", () => {
           for (const added of patch.toolsAdded) tools.set(added.name, added.description);
           for (const removed of patch.toolsRemoved) tools.delete(removed.name);
           // every reported change is a real one: no added section that existed with the same text
-          for (const section of diff.sections) expect(section.removed ? !sections.has(section.name) : sections.get(section.name) === section.text).toBe(true);
+          for (const section of diff.sections)
+            expect(section.removed ? !sections.has(section.name) : sections.get(section.name) === section.text).toBe(true);
         }
         expect(new Map(Object.entries(state.sections))).toEqual(sections);
         expect(new Map(Object.entries(state.tools))).toEqual(tools);

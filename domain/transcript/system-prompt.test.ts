@@ -69,7 +69,11 @@ describe("splitPromptSections", () => {
 describe("system prompt snapshots", () => {
   it("defines the custom entry format with a guard", () => {
     const [entry] = snapshots({ prompt: "p", tools: [READ] });
-    expect(entry).toMatchObject({ type: "custom", customType: SYSTEM_PROMPT_CUSTOM_TYPE, data: { version: 1, prompt: "p", tools: [READ] } });
+    expect(entry).toMatchObject({
+      type: "custom",
+      customType: SYSTEM_PROMPT_CUSTOM_TYPE,
+      data: { version: 1, prompt: "p", tools: [READ] },
+    });
     expect(isSystemPromptEntry(entry as SessionEntry)).toBe(true);
     expect(isSystemPromptSnapshot({ version: 2, prompt: "p", tools: [] })).toBe(false);
     expect(isSystemPromptSnapshot({ version: 1, prompt: "p", tools: [{ name: "x" }] })).toBe(false);
@@ -78,8 +82,20 @@ describe("system prompt snapshots", () => {
 
   it("projects the first snapshot as a full prompt summary", () => {
     const [first] = systems(snapshots({ prompt: PROMPT_V1, tools: [READ, BASH] }));
-    expect(first).toMatchObject({ type: "system", label: "System", code: "system prompt: 5 sections, 2 tools", toolsAdded: [READ, BASH], toolsRemoved: [] });
-    expect(first?.sections.map((s) => [s.name, s.removed])).toEqual([["preamble", false], ["Tools", false], ["Guidelines", false], ["Examples", false], ["Context", false]]);
+    expect(first).toMatchObject({
+      type: "system",
+      label: "System",
+      code: "system prompt: 5 sections, 2 tools",
+      toolsAdded: [READ, BASH],
+      toolsRemoved: [],
+    });
+    expect(first?.sections.map((s) => [s.name, s.removed])).toEqual([
+      ["preamble", false],
+      ["Tools", false],
+      ["Guidelines", false],
+      ["Examples", false],
+      ["Context", false],
+    ]);
     expect(first?.text).toContain('Section "preamble" added:\nYou are an expert coding assistant operating inside pi.');
     expect(first?.text).toContain("Tools added:\n- read: Read a file\n- bash: Run a command");
     expect(first).not.toHaveProperty("role");
@@ -95,7 +111,9 @@ describe("system prompt snapshots", () => {
   });
 
   it("diffs a later snapshot: changed, added and removed sections, tools added and removed", () => {
-    const next = PROMPT_V1.replace("Use read before edit.", "Use read before edit. Prefer grep.").replace("### Examples\nnone\n", "").concat("\n## Vision\nCall vision_agent for images.");
+    const next = PROMPT_V1.replace("Use read before edit.", "Use read before edit. Prefer grep.")
+      .replace("### Examples\nnone\n", "")
+      .concat("\n## Vision\nCall vision_agent for images.");
     const [, second] = systems(snapshots({ prompt: PROMPT_V1, tools: [READ, BASH] }, { prompt: next, tools: [READ, VISION] }));
     expect(second?.sections).toEqual([
       { name: "Tools", text: "Use read before edit. Prefer grep.", removed: false },
@@ -104,7 +122,9 @@ describe("system prompt snapshots", () => {
     ]);
     expect(second?.toolsAdded).toEqual([VISION]);
     expect(second?.toolsRemoved).toEqual(["bash"]);
-    expect(second?.code).toBe("sections added: Vision; sections changed: Tools; sections removed: Examples; tools added: vision_agent; tools removed: bash");
+    expect(second?.code).toBe(
+      "sections added: Vision; sections changed: Tools; sections removed: Examples; tools added: vision_agent; tools removed: bash",
+    );
     expect(second?.text).toBe(
       [
         'Section "Tools" changed:\nUse read before edit. Prefer grep.',
@@ -122,13 +142,20 @@ describe("system prompt snapshots", () => {
   });
 
   it("reports a changed tool description as an added record and says so", () => {
-    const diff = diffSystemPrompt({ version: 1, prompt: "p", tools: [READ] }, { version: 1, prompt: "p", tools: [{ name: "read", description: "Read files" }] });
+    const diff = diffSystemPrompt(
+      { version: 1, prompt: "p", tools: [READ] },
+      { version: 1, prompt: "p", tools: [{ name: "read", description: "Read files" }] },
+    );
     expect(diff).toMatchObject({ toolsAdded: [{ name: "read", description: "Read files" }], toolsChanged: ["read"], toolsRemoved: [] });
   });
 
   it("a changed preamble gives the full summary again; a removed preamble does not", () => {
     const [, changed, removed] = systems(
-      snapshots({ prompt: PROMPT_V1, tools: [READ] }, { prompt: PROMPT_V1.replace("inside pi", "inside Leyline"), tools: [READ] }, { prompt: "# Tools\nUse read before edit.", tools: [READ] }),
+      snapshots(
+        { prompt: PROMPT_V1, tools: [READ] },
+        { prompt: PROMPT_V1.replace("inside pi", "inside Leyline"), tools: [READ] },
+        { prompt: "# Tools\nUse read before edit.", tools: [READ] },
+      ),
     );
     expect(changed?.code).toBe("system prompt: 5 sections, 1 tool");
     expect(removed?.code).toBe("sections removed: preamble, Guidelines, Examples +1 more");
@@ -146,7 +173,14 @@ describe("system prompt snapshots", () => {
 
   it("skips a system-prompt entry with invalid data as an anomaly, keeping the previous snapshot", () => {
     const [a] = snapshots({ prompt: "p", tools: [] });
-    const bad = { type: "custom", customType: SYSTEM_PROMPT_CUSTOM_TYPE, data: { version: 1, prompt: 3 }, id: "bad", parentId: a?.id, timestamp: "t" } as SessionEntry;
+    const bad = {
+      type: "custom",
+      customType: SYSTEM_PROMPT_CUSTOM_TYPE,
+      data: { version: 1, prompt: 3 },
+      id: "bad",
+      parentId: a?.id,
+      timestamp: "t",
+    } as SessionEntry;
     const state = buildTranscript([a as SessionEntry, bad]);
     expect(state.entries.length).toBe(1);
     expect(state.anomalies).toBe(1);

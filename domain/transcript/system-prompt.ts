@@ -217,10 +217,7 @@ export function systemPromptText(diff: SystemPromptDiff): string {
 }
 
 /** The transcript entry for a snapshot entry given the previous snapshot on the branch; null when nothing changed. */
-export function systemPromptTranscriptEntry(
-  entry: SystemPromptEntry,
-  previous: SystemPromptSnapshot | null,
-): SystemTranscriptEntry | null {
+export function systemPromptTranscriptEntry(entry: SystemPromptEntry, previous: SystemPromptSnapshot | null): SystemTranscriptEntry | null {
   const next = entry.data;
   if (next === undefined) return null;
   const diff = diffSystemPrompt(previous, next);

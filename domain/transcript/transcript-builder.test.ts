@@ -24,15 +24,36 @@ function chain(bodies: Record<string, unknown>[]): SessionEntry[] {
   });
 }
 
-const user = (text: string) => ({ type: "message", message: { role: "user", content: [{ type: "text", text }], timestamp: 1765233665292 } });
+const user = (text: string) => ({
+  type: "message",
+  message: { role: "user", content: [{ type: "text", text }], timestamp: 1765233665292 },
+});
 const assistant = (content: unknown[], extra: Record<string, unknown> = {}) => ({
   type: "message",
-  message: { role: "assistant", content, api: "anthropic-messages", provider: "anthropic", model: "claude-opus-4-5", usage, stopReason: "toolUse", timestamp: 1765233665294, ...extra },
+  message: {
+    role: "assistant",
+    content,
+    api: "anthropic-messages",
+    provider: "anthropic",
+    model: "claude-opus-4-5",
+    usage,
+    stopReason: "toolUse",
+    timestamp: 1765233665294,
+    ...extra,
+  },
 });
 const call = (id: string, name: string, args: Record<string, unknown>) => ({ type: "toolCall", id, name, arguments: args });
 const result = (toolCallId: string, toolName: string, text: string, extra: Record<string, unknown> = {}) => ({
   type: "message",
-  message: { role: "toolResult", toolCallId, toolName, content: [{ type: "text", text }], isError: false, timestamp: 1765234562153, ...extra },
+  message: {
+    role: "toolResult",
+    toolCallId,
+    toolName,
+    content: [{ type: "text", text }],
+    isError: false,
+    timestamp: 1765234562153,
+    ...extra,
+  },
 });
 
 const tools = (entries: TranscriptEntry[]): ToolTranscriptEntry[] => entries.filter((e): e is ToolTranscriptEntry => e.type === "tool");
@@ -40,7 +61,18 @@ const tools = (entries: TranscriptEntry[]): ToolTranscriptEntry[] => entries.fil
 describe("message entries", () => {
   it("maps a user message with text and image blocks", () => {
     const [entry] = chain([
-      { type: "message", message: { role: "user", content: [{ type: "text", text: "look" }, { type: "image", mimeType: "image/png", data: "iVBOR" }, { type: "text", text: "here" }], timestamp: 5 } },
+      {
+        type: "message",
+        message: {
+          role: "user",
+          content: [
+            { type: "text", text: "look" },
+            { type: "image", mimeType: "image/png", data: "iVBOR" },
+            { type: "text", text: "here" },
+          ],
+          timestamp: 5,
+        },
+      },
     ]);
     const [mapped] = transcriptOfPath([entry as SessionEntry]);
     expect(mapped).toEqual({
@@ -51,7 +83,11 @@ describe("message entries", () => {
       type: "message",
       role: "user",
       text: "look\nhere",
-      blocks: [{ type: "text", text: "look" }, { type: "image", mimeType: "image/png", data: "iVBOR" }, { type: "text", text: "here" }],
+      blocks: [
+        { type: "text", text: "look" },
+        { type: "image", mimeType: "image/png", data: "iVBOR" },
+        { type: "text", text: "here" },
+      ],
       copyText: "look\nhere",
       messageTimestamp: 5,
     });
@@ -64,7 +100,16 @@ describe("message entries", () => {
 
   it("maps an assistant message: text and thinking blocks, model, usage, stop reason", () => {
     const mapped = transcriptOfPath(
-      chain([assistant([{ type: "thinking", thinking: "plan", thinkingSignature: "sig" }, { type: "thinking", thinking: "", redacted: true }, { type: "text", text: "Now I have a complete picture." }], { stopReason: "stop" })]),
+      chain([
+        assistant(
+          [
+            { type: "thinking", thinking: "plan", thinkingSignature: "sig" },
+            { type: "thinking", thinking: "", redacted: true },
+            { type: "text", text: "Now I have a complete picture." },
+          ],
+          { stopReason: "stop" },
+        ),
+      ]),
     );
     expect(mapped).toHaveLength(1);
     expect(mapped[0]).toMatchObject({
@@ -72,7 +117,11 @@ describe("message entries", () => {
       role: "assistant",
       text: "Now I have a complete picture.",
       copyText: "Now I have a complete picture.",
-      blocks: [{ type: "thinking", text: "plan" }, { type: "thinking", text: "", redacted: true }, { type: "text", text: "Now I have a complete picture." }],
+      blocks: [
+        { type: "thinking", text: "plan" },
+        { type: "thinking", text: "", redacted: true },
+        { type: "text", text: "Now I have a complete picture." },
+      ],
       provider: "anthropic",
       model: "claude-opus-4-5",
       stopReason: "stop",
@@ -86,11 +135,11 @@ describe("message entries", () => {
     const mapped = transcriptOfPath(
       chain([
         assistant([{ type: "thinking", thinking: "The user wants me to", thinkingSignature: "" }], { stopReason: "aborted" }),
-        assistant([], { stopReason: "error", errorMessage: "400 {\"type\":\"error\"}" }),
+        assistant([], { stopReason: "error", errorMessage: '400 {"type":"error"}' }),
       ]),
     );
     expect(mapped.map((e) => e.type === "message" && e.role === "assistant" && e.stopReason)).toEqual(["aborted", "error"]);
-    expect(mapped[1]).toMatchObject({ text: "", blocks: [], errorMessage: "400 {\"type\":\"error\"}" });
+    expect(mapped[1]).toMatchObject({ text: "", blocks: [], errorMessage: '400 {"type":"error"}' });
   });
 
   it("maps custom_message entries and custom-role messages as role custom", () => {
@@ -99,8 +148,22 @@ describe("message entries", () => {
       { type: "message", message: { role: "custom", customType: "note", content: "remember", display: true, timestamp: 7 } },
     ]);
     const mapped = transcriptOfPath([a as SessionEntry, b as SessionEntry]);
-    expect(mapped[0]).toMatchObject({ type: "message", role: "custom", customType: "notice", display: false, text: "build ok", messageTimestamp: Date.parse(a?.timestamp ?? "") });
-    expect(mapped[1]).toMatchObject({ type: "message", role: "custom", customType: "note", display: true, text: "remember", messageTimestamp: 7 });
+    expect(mapped[0]).toMatchObject({
+      type: "message",
+      role: "custom",
+      customType: "notice",
+      display: false,
+      text: "build ok",
+      messageTimestamp: Date.parse(a?.timestamp ?? ""),
+    });
+    expect(mapped[1]).toMatchObject({
+      type: "message",
+      role: "custom",
+      customType: "note",
+      display: true,
+      text: "remember",
+      messageTimestamp: 7,
+    });
   });
 
   it("maps a system-role message: string content is the text, arrays contribute nothing", () => {
@@ -110,7 +173,15 @@ describe("message entries", () => {
         { type: "message", message: { role: "system", content: [{ type: "text", text: "ignored" }] } },
       ]),
     );
-    expect(mapped[0]).toMatchObject({ type: "system", label: "System", text: "You are helpful.", messageTimestamp: 9, sections: [], toolsAdded: [], toolsRemoved: [] });
+    expect(mapped[0]).toMatchObject({
+      type: "system",
+      label: "System",
+      text: "You are helpful.",
+      messageTimestamp: 9,
+      sections: [],
+      toolsAdded: [],
+      toolsRemoved: [],
+    });
     expect(mapped[0]).not.toHaveProperty("role");
     expect(mapped[0]).not.toHaveProperty("copyText");
     expect(mapped[1]).toMatchObject({ type: "system", text: "" });
@@ -121,8 +192,32 @@ describe("message entries", () => {
 describe("other entry kinds", () => {
   it("maps bashExecution, model, thinking level, compaction and branch summary entries", () => {
     const entries = chain([
-      { type: "message", message: { role: "bashExecution", command: "ls", output: "AGENTS.md\n", exitCode: 0, cancelled: false, truncated: false, timestamp: 1765238302057 } },
-      { type: "message", message: { role: "bashExecution", command: "sleep 9", output: "", exitCode: undefined, cancelled: true, truncated: true, excludeFromContext: true, fullOutputPath: "/tmp/out", timestamp: 2 } },
+      {
+        type: "message",
+        message: {
+          role: "bashExecution",
+          command: "ls",
+          output: "AGENTS.md\n",
+          exitCode: 0,
+          cancelled: false,
+          truncated: false,
+          timestamp: 1765238302057,
+        },
+      },
+      {
+        type: "message",
+        message: {
+          role: "bashExecution",
+          command: "sleep 9",
+          output: "",
+          exitCode: undefined,
+          cancelled: true,
+          truncated: true,
+          excludeFromContext: true,
+          fullOutputPath: "/tmp/out",
+          timestamp: 2,
+        },
+      },
       { type: "model_change", provider: "anthropic", modelId: "claude-3-opus-20240229" },
       { type: "thinking_level_change", thinkingLevel: "minimal" },
       { type: "compaction", summary: "# Context Checkpoint", firstKeptEntryId: "e0000001", tokensBefore: 151234 },
@@ -130,13 +225,34 @@ describe("other entry kinds", () => {
     ]);
     const mapped = transcriptOfPath(entries);
     expect(mapped.map((e) => e.type)).toEqual(["bash", "bash", "model_change", "thinking_level_change", "compaction", "branch_summary"]);
-    expect(mapped[0]).toMatchObject({ command: "ls", output: "AGENTS.md\n", exitCode: 0, cancelled: false, truncated: false, excludeFromContext: false, copyText: "$ ls\nAGENTS.md\n" });
-    expect(mapped[1]).toMatchObject({ exitCode: null, cancelled: true, truncated: true, excludeFromContext: true, fullOutputPath: "/tmp/out" });
+    expect(mapped[0]).toMatchObject({
+      command: "ls",
+      output: "AGENTS.md\n",
+      exitCode: 0,
+      cancelled: false,
+      truncated: false,
+      excludeFromContext: false,
+      copyText: "$ ls\nAGENTS.md\n",
+    });
+    expect(mapped[1]).toMatchObject({
+      exitCode: null,
+      cancelled: true,
+      truncated: true,
+      excludeFromContext: true,
+      fullOutputPath: "/tmp/out",
+    });
     expect(mapped[2]).toMatchObject({ provider: "anthropic", modelId: "claude-3-opus-20240229" });
     expect(mapped[3]).toMatchObject({ thinkingLevel: "minimal" });
-    expect(mapped[4]).toMatchObject({ summary: "# Context Checkpoint", tokensBefore: 151234, firstKeptEntryId: "e0000001", fromHook: false });
+    expect(mapped[4]).toMatchObject({
+      summary: "# Context Checkpoint",
+      tokensBefore: 151234,
+      firstKeptEntryId: "e0000001",
+      fromHook: false,
+    });
     expect(mapped[5]).toMatchObject({ summary: "tried X", fromId: "root", fromHook: true });
-    mapped.forEach((m, i) => expect(m).toMatchObject({ id: entries[i]?.id, timestamp: entries[i]?.timestamp, rolloutFeedback: "", rolloutFeedbackText: "" }));
+    mapped.forEach((m, i) =>
+      expect(m).toMatchObject({ id: entries[i]?.id, timestamp: entries[i]?.timestamp, rolloutFeedback: "", rolloutFeedbackText: "" }),
+    );
   });
 
   it("skips labels, session_info, other custom entries, unknown types and unusable messages", () => {
@@ -196,17 +312,37 @@ describe("tool pairing", () => {
     const withImage = transcriptOfPath(
       chain([
         assistant([call("t1", "read", { path: "a.png" })]),
-        { type: "message", message: { role: "toolResult", toolCallId: "t1", toolName: "read", content: [{ type: "text", text: "Read image" }, { type: "image", mimeType: "image/png", data: "AAAA" }], isError: false, timestamp: 3 } },
+        {
+          type: "message",
+          message: {
+            role: "toolResult",
+            toolCallId: "t1",
+            toolName: "read",
+            content: [
+              { type: "text", text: "Read image" },
+              { type: "image", mimeType: "image/png", data: "AAAA" },
+            ],
+            isError: false,
+            timestamp: 3,
+          },
+        },
       ]),
     );
-    expect(tools(withImage)[0]).toMatchObject({ resultText: "Read image", resultImages: [{ type: "image", mimeType: "image/png", data: "AAAA" }] });
+    expect(tools(withImage)[0]).toMatchObject({
+      resultText: "Read image",
+      resultImages: [{ type: "image", mimeType: "image/png", data: "AAAA" }],
+    });
   });
 
   it("surfaces the edit diff from details and the file from arguments", () => {
     const diff = "   83   get state(): AgentState;\n-  87   get messages(): Message[];\n+  87   get messages(): AppMessage[];";
     const mapped = transcriptOfPath(
       chain([
-        assistant([call("toolu_d", "edit", { path: "docs/refactor.md", edits: [] }), call("toolu_w", "write", { path: "docs/plan.md", content: "# Plan" }), call("toolu_p", "apply_patch", { patch: "*** Begin Patch" })]),
+        assistant([
+          call("toolu_d", "edit", { path: "docs/refactor.md", edits: [] }),
+          call("toolu_w", "write", { path: "docs/plan.md", content: "# Plan" }),
+          call("toolu_p", "apply_patch", { patch: "*** Begin Patch" }),
+        ]),
         result("toolu_d", "edit", "Successfully replaced text in docs/refactor.md.", { details: { diff, firstChangedLine: 87 } }),
         result("toolu_w", "write", "Successfully wrote 6 bytes to docs/plan.md"),
       ]),
@@ -241,12 +377,17 @@ describe("tool pairing", () => {
 
   it("treats a second result for an answered call as an orphan", () => {
     const mapped = transcriptOfPath(chain([assistant([call("c1", "read", {})]), result("c1", "read", "one"), result("c1", "read", "two")]));
-    expect(tools(mapped).map((t) => [t.callEntryId === null, t.resultText])).toEqual([[false, "one"], [true, "two"]]);
+    expect(tools(mapped).map((t) => [t.callEntryId === null, t.resultText])).toEqual([
+      [false, "one"],
+      [true, "two"],
+    ]);
   });
 
   it("pairs across chunk boundaries", () => {
     const fillers = Array.from({ length: TRANSCRIPT_CHUNK_SIZE - 1 }, (_, i) => user(`u${i}`));
-    const state = buildTranscript(chain([...fillers, assistant([call("c1", "read", {}), call("c2", "read", {})]), result("c2", "read", "second")]));
+    const state = buildTranscript(
+      chain([...fillers, assistant([call("c1", "read", {}), call("c2", "read", {})]), result("c2", "read", "second")]),
+    );
     expect(transcriptLength(state)).toBe(TRANSCRIPT_CHUNK_SIZE + 2);
     expect(state.entries.chunks.map((c) => c.length)).toEqual([TRANSCRIPT_CHUNK_SIZE, 2]);
     expect(transcriptEntryAt(state, TRANSCRIPT_CHUNK_SIZE + 1)).toMatchObject({ toolCallId: "c2", status: "done" });

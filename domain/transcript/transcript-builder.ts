@@ -24,12 +24,7 @@ import {
   userMessageEntry,
 } from "./entry-mapping.ts";
 import { isRecord, numberField, stringField, toolCallBlocks } from "./message-content.ts";
-import {
-  isSystemPromptCustomEntry,
-  isSystemPromptEntry,
-  systemPromptTranscriptEntry,
-  type SystemPromptSnapshot,
-} from "./system-prompt.ts";
+import { isSystemPromptCustomEntry, isSystemPromptEntry, systemPromptTranscriptEntry, type SystemPromptSnapshot } from "./system-prompt.ts";
 import { applyContextEdit, readContextEdit } from "./context-edit.ts";
 import { emptyPiSystemState, piSystemMessageEntry, resetPiSystemState, type PiSystemState } from "./system-message.ts";
 import { completeToolEntry, orphanToolEntry, pendingToolEntry } from "./tool-entry.ts";
@@ -161,7 +156,8 @@ export function appendToTranscript(state: TranscriptBuildState, entry: SessionEn
     }
     case "context_edit": {
       const edit = readContextEdit(entry as unknown as Record<string, unknown>);
-      if (edit === null || !applyContextEdit(state.entries.length, (position) => transcriptEntryAt(state, position), edit)) state.anomalies++;
+      if (edit === null || !applyContextEdit(state.entries.length, (position) => transcriptEntryAt(state, position), edit))
+        state.anomalies++;
       return;
     }
     default:

@@ -49,7 +49,15 @@ describe("diffTranscript", () => {
   });
 
   it("ignores positions out of range when applying", () => {
-    expect(applyTranscriptDelta([1, 2], { replaced: [[5, 9], [-1, 9]], truncate: 7 })).toEqual([1, 2]);
+    expect(
+      applyTranscriptDelta([1, 2], {
+        replaced: [
+          [5, 9],
+          [-1, 9],
+        ],
+        truncate: 7,
+      }),
+    ).toEqual([1, 2]);
   });
 
   it("maps the entries a delta carries", () => {

@@ -122,10 +122,7 @@ export interface CustomMessageTranscriptEntry extends MessageTranscriptEntryBase
   display: boolean;
 }
 
-export type MessageTranscriptEntry =
-  | UserMessageTranscriptEntry
-  | AssistantMessageTranscriptEntry
-  | CustomMessageTranscriptEntry;
+export type MessageTranscriptEntry = UserMessageTranscriptEntry | AssistantMessageTranscriptEntry | CustomMessageTranscriptEntry;
 
 export type ToolStatus = "pending" | "done" | "error";
 

@@ -15,13 +15,23 @@ const reply = (text: string): TranscriptEntry => ({
   rolloutFeedback: "",
   rolloutFeedbackText: "",
   text,
-  blocks: [{ type: "thinking", text: "hm" }, { type: "text", text }],
+  blocks: [
+    { type: "thinking", text: "hm" },
+    { type: "text", text },
+  ],
   copyText: text,
   messageTimestamp: 1,
   provider: "faux",
   model: "faux-1",
   stopReason: "stop",
-  usage: { input: 1, output: 2, cacheRead: 0, cacheWrite: 0, totalTokens: 3, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
+  usage: {
+    input: 1,
+    output: 2,
+    cacheRead: 0,
+    cacheWrite: 0,
+    totalTokens: 3,
+    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+  },
 });
 
 describe("packEntry", () => {
@@ -45,11 +55,70 @@ describe("packEntry", () => {
 
   it("restores derived fields of tools, bash runs and changes", () => {
     const entries: TranscriptEntry[] = [
-      { id: "t", type: "tool", timestamp: "", rolloutFeedback: "", rolloutFeedbackText: "", toolCallId: "c", name: "bash", arguments: {}, status: "pending", resultText: "", resultImages: [], details: null, isError: false, callEntryId: "a", resultEntryId: null, copyText: "bash" },
-      { id: "b", type: "bash", timestamp: "", rolloutFeedback: "", rolloutFeedbackText: "", command: "ls", output: "x\ny", exitCode: 0, cancelled: false, truncated: false, excludeFromContext: false, messageTimestamp: 1, copyText: "$ ls\nx\ny" },
-      { id: "m", type: "model_change", timestamp: "", rolloutFeedback: "", rolloutFeedbackText: "", provider: "p", modelId: "m", copyText: "Model: p/m" },
-      { id: "k", type: "thinking_level_change", timestamp: "", rolloutFeedback: "", rolloutFeedbackText: "", thinkingLevel: "high", copyText: "Thinking level: high" },
-      { id: "c", type: "compaction", timestamp: "", rolloutFeedback: "", rolloutFeedbackText: "", summary: "s", tokensBefore: 1, firstKeptEntryId: "x", fromHook: false, copyText: "s" },
+      {
+        id: "t",
+        type: "tool",
+        timestamp: "",
+        rolloutFeedback: "",
+        rolloutFeedbackText: "",
+        toolCallId: "c",
+        name: "bash",
+        arguments: {},
+        status: "pending",
+        resultText: "",
+        resultImages: [],
+        details: null,
+        isError: false,
+        callEntryId: "a",
+        resultEntryId: null,
+        copyText: "bash",
+      },
+      {
+        id: "b",
+        type: "bash",
+        timestamp: "",
+        rolloutFeedback: "",
+        rolloutFeedbackText: "",
+        command: "ls",
+        output: "x\ny",
+        exitCode: 0,
+        cancelled: false,
+        truncated: false,
+        excludeFromContext: false,
+        messageTimestamp: 1,
+        copyText: "$ ls\nx\ny",
+      },
+      {
+        id: "m",
+        type: "model_change",
+        timestamp: "",
+        rolloutFeedback: "",
+        rolloutFeedbackText: "",
+        provider: "p",
+        modelId: "m",
+        copyText: "Model: p/m",
+      },
+      {
+        id: "k",
+        type: "thinking_level_change",
+        timestamp: "",
+        rolloutFeedback: "",
+        rolloutFeedbackText: "",
+        thinkingLevel: "high",
+        copyText: "Thinking level: high",
+      },
+      {
+        id: "c",
+        type: "compaction",
+        timestamp: "",
+        rolloutFeedback: "",
+        rolloutFeedbackText: "",
+        summary: "s",
+        tokensBefore: 1,
+        firstKeptEntryId: "x",
+        fromHook: false,
+        copyText: "s",
+      },
     ];
     for (const entry of entries) {
       expect(packEntry(entry)).not.toHaveProperty("copyText");
@@ -70,8 +139,11 @@ describe("laws", () => {
     for (const entry of entries) expect(unpackEntry(JSON.parse(JSON.stringify(packEntry(entry))))).toEqual(entry);
   });
 
-  test.prop([fc.string(), fc.string(), fc.string()])("unpack(pack(e)) equals e when text and copyText follow no rule", (text, copyText, block) => {
-    const entry = { ...reply(block), text, copyText } as TranscriptEntry;
-    expect(unpackEntry(packEntry(entry))).toEqual(entry);
-  });
+  test.prop([fc.string(), fc.string(), fc.string()])(
+    "unpack(pack(e)) equals e when text and copyText follow no rule",
+    (text, copyText, block) => {
+      const entry = { ...reply(block), text, copyText } as TranscriptEntry;
+      expect(unpackEntry(packEntry(entry))).toEqual(entry);
+    },
+  );
 });

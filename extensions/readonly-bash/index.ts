@@ -28,7 +28,10 @@ export function guardToolCall(event: ToolCallEvent, ctx: Pick<ExtensionContext, 
   const toolName: string = event.toolName;
   if ((toolName !== "bash" && toolName !== "powershell") || !isReadOnlyBashSession(ctx)) return undefined;
   if (toolName === "powershell") {
-    return { block: true, reason: "This session may only run read-only bash commands; PowerShell commands are not checked, so none may run." };
+    return {
+      block: true,
+      reason: "This session may only run read-only bash commands; PowerShell commands are not checked, so none may run.",
+    };
   }
   const input: unknown = event.input;
   const command = typeof input === "object" && input !== null ? (input as { command?: unknown }).command : undefined;

@@ -37,7 +37,12 @@ describe("the read-only bash guard", () => {
   });
 
   it("refuses pi 1.x's powershell tool in a read-only session (its commands are not classified), and only there", () => {
-    const powershell = { type: "tool_call", toolCallId: "c3", toolName: "powershell", input: { command: "Get-ChildItem" } } as ToolCallEvent;
+    const powershell = {
+      type: "tool_call",
+      toolCallId: "c3",
+      toolName: "powershell",
+      input: { command: "Get-ChildItem" },
+    } as ToolCallEvent;
     expect(guardToolCall(powershell, session(marker(true)))).toMatchObject({ block: true, reason: expect.stringContaining("PowerShell") });
     expect(guardToolCall(powershell, session(marker(false)))).toBeUndefined();
   });

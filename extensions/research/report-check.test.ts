@@ -22,15 +22,26 @@ function check(events: ResearchEvent[], tail: SessionEntry[]) {
 
 describe("finalReportEvent", () => {
   it("a valid report after the checkpoint → report event naming the message, title and cited ids", () => {
-    const { branch, event } = check([...gathered, checkpoint], [assistantEntry("# Final\n\n[2](docs/b.md) and [1](https://a.example/1/).")]);
+    const { branch, event } = check(
+      [...gathered, checkpoint],
+      [assistantEntry("# Final\n\n[2](docs/b.md) and [1](https://a.example/1/).")],
+    );
     expect(event).toEqual({ kind: "report", sessionId: S, reportEntryId: branch.at(-1)?.id, title: "Final", citedSourceIds: [1, 2] });
   });
 
   it.each([
     ["an invalid number", "See [7](https://a.example/7).", "Citation [7](https://a.example/7) names no ledger source 7"],
-    ["an excluded source", "See [1](https://a.example/1) and [3](https://a.example/3).", "Citation [3](https://a.example/3) cites excluded source 3"],
+    [
+      "an excluded source",
+      "See [1](https://a.example/1) and [3](https://a.example/3).",
+      "Citation [3](https://a.example/3) cites excluded source 3",
+    ],
     ["a target that does not match", "See [1](https://a.example/2).", "Citation [1](https://a.example/2) does not match source 1"],
-    ["no citation although usable sources exist", "All is well.", "The report has no valid numeric citation of the 2 usable ledger sources"],
+    [
+      "no citation although usable sources exist",
+      "All is well.",
+      "The report has no valid numeric citation of the 2 usable ledger sources",
+    ],
   ])("%s → error event", (_label, text, message) => {
     const { event } = check([...gathered, checkpoint], [assistantEntry(text)]);
     expect(event?.kind).toBe("error");

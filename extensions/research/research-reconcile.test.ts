@@ -19,7 +19,10 @@ const run = (id: string): ResearchEvent[] => [
 
 /** Appends events to a branch as entries (ids continue after the branch). */
 function append(branch: SessionEntry[], events: ResearchEvent[], prefix: string): SessionEntry[] {
-  return [...branch, ...events.map((event, i) => researchEntry(event, `${prefix}${i}`, null, new Date(Date.UTC(2025, 1, 1, 0, 0, i)).toISOString()))];
+  return [
+    ...branch,
+    ...events.map((event, i) => researchEntry(event, `${prefix}${i}`, null, new Date(Date.UTC(2025, 1, 1, 0, 0, i)).toISOString())),
+  ];
 }
 
 const validReport = assistantEntry("# Title\n\nFound [1](https://a.example/1).", "rep");
@@ -34,7 +37,10 @@ describe("reconcileResearch", () => {
   it("reset: restores the report event of a valid report after its checkpoint, once", () => {
     const branch = [...toEntries(run(S)), validReport];
     const first = reconcileResearch(S, branch);
-    expect(first).toEqual({ kind: "reset", events: [{ kind: "report", sessionId: S, reportEntryId: "rep", title: "Title", citedSourceIds: [1] }] });
+    expect(first).toEqual({
+      kind: "reset",
+      events: [{ kind: "report", sessionId: S, reportEntryId: "rep", title: "Title", citedSourceIds: [1] }],
+    });
     const after = append(branch, first.events, "r");
     expect(researchStateFromEntries(S, after)?.status).toBe("complete");
     expect(reconcileResearch(S, after).events).toEqual([]);
@@ -63,7 +69,13 @@ describe("reconcileResearch", () => {
   it("fork at the report message (its report event not retained): the fork is complete with that report", () => {
     const parent = [...toEntries(run(S)), validReport];
     const fork = reconcileResearch(FORK, parent);
-    expect(fork.events.at(-1)).toMatchObject({ kind: "report", sessionId: FORK, reportEntryId: "rep", title: "Title", citedSourceIds: [1] });
+    expect(fork.events.at(-1)).toMatchObject({
+      kind: "report",
+      sessionId: FORK,
+      reportEntryId: "rep",
+      title: "Title",
+      citedSourceIds: [1],
+    });
     const forked = append(parent, fork.events, "f");
     expect(researchStateFromEntries(FORK, forked)).toMatchObject({ status: "complete", reportEntryId: "rep" });
     expect(reconcileResearch(FORK, forked).events).toEqual([]);

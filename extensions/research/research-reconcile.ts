@@ -51,7 +51,9 @@ export function reconcileResearch(sessionId: string, branch: readonly SessionEnt
   if (retained === null) return { kind: "none", events: [] };
   // A fork taken at the report message (its report event not retained) keeps a valid report: restore it first.
   const restore = resetReconstruction(sourceSessionId, branch).restoreReport;
-  const source = restore ? (applyResearchEvent(retained, restore, { entryId: retained.lastEventId, timestampMs: 0 }) ?? retained) : retained;
+  const source = restore
+    ? (applyResearchEvent(retained, restore, { entryId: retained.lastEventId, timestampMs: 0 }) ?? retained)
+    : retained;
   const reportEntry = source.reportEntryId ? branch.find((entry) => entry.id === source.reportEntryId) : undefined;
   const reportMarkdown = reportEntry?.type === "message" ? finalAssistantText(reportEntry.message) : null;
   return { kind: "fork", sourceSessionId, events: forkReplayEvents(source, sessionId, reportMarkdown) };

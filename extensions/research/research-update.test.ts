@@ -14,7 +14,15 @@ function stateOf(events: ResearchEvent[]): ResearchState {
 
 const planned: ResearchEvent[] = [
   { kind: "session", sessionId: S },
-  { kind: "plan", sessionId: S, strategy: "s", threads: [{ id: "t1", title: "One", task: "a" }, { id: "t2", title: "Two", task: "b" }] },
+  {
+    kind: "plan",
+    sessionId: S,
+    strategy: "s",
+    threads: [
+      { id: "t1", title: "One", task: "a" },
+      { id: "t2", title: "Two", task: "b" },
+    ],
+  },
 ];
 
 describe("researchUpdate", () => {
@@ -81,9 +89,13 @@ describe("researchUpdate", () => {
     expect(first.text).toContain("Rejected 5");
     expect(first.text).toContain("source #21: only the first 20 sources of one result are registered");
     events = [...events, ...first.events];
-    for (let k = 1; k < 3; k++) events = [...events, ...researchUpdate(stateOf(events), { action: "sources", sources: many(k * 100, 20) }).events];
+    for (let k = 1; k < 3; k++)
+      events = [...events, ...researchUpdate(stateOf(events), { action: "sources", sources: many(k * 100, 20) }).events];
     expect(stateOf(events).sourceCount).toBe(60);
-    const over = researchUpdate(stateOf(events), { action: "sources", sources: [...many(900, 1), { url: "https://s.example/0", title: "again" }] });
+    const over = researchUpdate(stateOf(events), {
+      action: "sources",
+      sources: [...many(900, 1), { url: "https://s.example/0", title: "again" }],
+    });
     expect(over.sourceIds).toEqual([1]);
     expect(over.text).toContain("source #1: the research session already holds 60 sources");
   });

@@ -64,7 +64,9 @@ export interface ResearchUpdateDetails {
   events: number;
 }
 
-export function researchUpdateTool(pi: Pick<ExtensionAPI, "appendEntry">): ToolDefinition<typeof ResearchUpdateSchema, ResearchUpdateDetails> {
+export function researchUpdateTool(
+  pi: Pick<ExtensionAPI, "appendEntry">,
+): ToolDefinition<typeof ResearchUpdateSchema, ResearchUpdateDetails> {
   return {
     name: RESEARCH_UPDATE_TOOL,
     label: "Research update",

@@ -157,7 +157,11 @@ export function registerSourceEvents(
   }
   const rejected = report.rejected.map((r) => `source #${r.index + 1}: ${r.reason}`);
   const parts: string[] = [];
-  parts.push(lines.length > 0 ? `Registered ${lines.length} source${lines.length === 1 ? "" : "s"}; cite them by these ids:\n${lines.join("\n")}` : "No source was registered.");
+  parts.push(
+    lines.length > 0
+      ? `Registered ${lines.length} source${lines.length === 1 ? "" : "s"}; cite them by these ids:\n${lines.join("\n")}`
+      : "No source was registered.",
+  );
   if (rejected.length > 0) parts.push(`Rejected ${rejected.length}:\n${rejected.join("\n")}`);
   return { events, text: parts.join("\n"), sourceIds, rejected };
 }

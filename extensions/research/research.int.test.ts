@@ -66,7 +66,9 @@ function reply(seen: Seen[], message: () => AssistantMessage) {
 }
 
 function toolTurn(seen: Seen[], id: string, args: JsonObject) {
-  return reply(seen, () => harness.ai.fauxAssistantMessage([harness.ai.fauxToolCall("research_update", args, { id })], { stopReason: "toolUse" }));
+  return reply(seen, () =>
+    harness.ai.fauxAssistantMessage([harness.ai.fauxToolCall("research_update", args, { id })], { stopReason: "toolUse" }),
+  );
 }
 
 function textTurn(seen: Seen[], text: string) {
@@ -104,7 +106,14 @@ function toolResultTexts(session: AgentSession): string[] {
   });
 }
 
-const PLAN: JsonObject = { action: "plan", strategy: "Two angles", threads: [{ id: "t1", title: "History", task: "history of X" }, { id: "t2", title: "Today", task: "state of X" }] };
+const PLAN: JsonObject = {
+  action: "plan",
+  strategy: "Two angles",
+  threads: [
+    { id: "t1", title: "History", task: "history of X" },
+    { id: "t2", title: "Today", task: "state of X" },
+  ],
+};
 const SOURCES: JsonObject = {
   action: "sources",
   threadId: "t1",
@@ -177,7 +186,10 @@ describe("research extension (in-process pi sessions)", () => {
     expect(texts[4]).toContain("Report checkpoint recorded");
 
     const state = stateOf(session);
-    const last = session.sessionManager.getBranch().filter((e) => e.type === "message").at(-1);
+    const last = session.sessionManager
+      .getBranch()
+      .filter((e) => e.type === "message")
+      .at(-1);
     expect(state).toMatchObject({
       status: "complete",
       phase: "report",
@@ -188,8 +200,15 @@ describe("research extension (in-process pi sessions)", () => {
       citedSourceIds: [1, 2],
       note: "",
     });
-    expect(state.threads.map((t) => [t.id, t.sourceIds])).toEqual([["t1", [1, 2, 3]], ["t2", []]]);
-    expect(state.sources.map((s) => [s.id, s.status])).toEqual([[1, "cited"], [2, "cited"], [3, "excluded"]]);
+    expect(state.threads.map((t) => [t.id, t.sourceIds])).toEqual([
+      ["t1", [1, 2, 3]],
+      ["t2", []],
+    ]);
+    expect(state.sources.map((s) => [s.id, s.status])).toEqual([
+      [1, "cited"],
+      [2, "cited"],
+      [3, "excluded"],
+    ]);
 
     // The next turn's protocol carries the ledger.
     const next: Seen[] = [];
@@ -205,7 +224,11 @@ describe("research extension (in-process pi sessions)", () => {
   it.each([
     ["an invalid number", "See [7](https://example.org/z).", "Citation [7](https://example.org/z) names no ledger source 7"],
     ["an excluded source", "See [1](https://example.org/a) and [3](https://example.org/c).", "cites excluded source 3"],
-    ["no citation although usable sources exist", "A report without citations.", "no valid numeric citation of the 2 usable ledger sources"],
+    [
+      "no citation although usable sources exist",
+      "A report without citations.",
+      "no valid numeric citation of the 2 usable ledger sources",
+    ],
   ])("a report with %s records an error event", async (_label, report, message) => {
     const session = await researchSession();
     await researchRun(session, report);
@@ -218,10 +241,7 @@ describe("research extension (in-process pi sessions)", () => {
 
   it("a tool call that cannot be used is a tool error and writes nothing", async () => {
     const session = await researchSession();
-    harness.faux.setResponses([
-      toolTurn([], "e1", { action: "exclude", sourceId: 9, reason: "x" }),
-      textTurn([], "ok"),
-    ]);
+    harness.faux.setResponses([toolTurn([], "e1", { action: "exclude", sourceId: 9, reason: "x" }), textTurn([], "ok")]);
     await session.prompt("Investigate Y");
     const result = session.sessionManager.getBranch().find((e) => e.type === "message" && e.message.role === "toolResult");
     expect(result?.type === "message" && result.message.role === "toolResult" && result.message.isError).toBe(true);
@@ -239,7 +259,10 @@ describe("research extension (in-process pi sessions)", () => {
     // Fork at the follow-up prompt: everything up to the report is retained.
     harness.faux.setResponses([textTurn([], "More.")]);
     await runtime.session.prompt("Follow-up");
-    const followUp = runtime.session.sessionManager.getBranch().filter((e) => e.type === "message" && e.message.role === "user").at(-1);
+    const followUp = runtime.session.sessionManager
+      .getBranch()
+      .filter((e) => e.type === "message" && e.message.role === "user")
+      .at(-1);
     if (!followUp) throw new Error("no follow-up entry");
     const result = await runtime.fork(followUp.id, { position: "before" });
     expect(result.cancelled).toBe(false);
@@ -254,9 +277,17 @@ describe("research extension (in-process pi sessions)", () => {
     expect(forked).toMatchObject({ ...rest, sessionId: fork.sessionId });
     const forkFile = fork.sessionFile;
     if (!forkFile) throw new Error("no fork file");
-    const lineCount = (): number => fs.readFileSync(forkFile, "utf8").split("\n").filter((l) => l !== "").length;
+    const lineCount = (): number =>
+      fs
+        .readFileSync(forkFile, "utf8")
+        .split("\n")
+        .filter((l) => l !== "").length;
     const count = lineCount();
-    expect(eventsOf(fork.sessionManager.getBranch()).filter((e) => e.sessionId === fork.sessionId).at(-1)?.kind).toBe("report");
+    expect(
+      eventsOf(fork.sessionManager.getBranch())
+        .filter((e) => e.sessionId === fork.sessionId)
+        .at(-1)?.kind,
+    ).toBe("report");
 
     // Opening the fork again (a fresh session_start on the same file) appends nothing.
     const reopened = await harness.createSession({
@@ -276,21 +307,36 @@ describe("research extension (in-process pi sessions)", () => {
     const reportEntryId = stateOf(session).reportEntryId;
 
     // Reset to the report message: keep every line up to it (the report event after it is cut).
-    const lines = fs.readFileSync(file, "utf8").split("\n").filter((l) => l !== "");
+    const lines = fs
+      .readFileSync(file, "utf8")
+      .split("\n")
+      .filter((l) => l !== "");
     const cut = lines.findIndex((line) => (JSON.parse(line) as { id?: string }).id === reportEntryId);
     expect(cut).toBeGreaterThan(0);
     fs.writeFileSync(file, `${lines.slice(0, cut + 1).join("\n")}\n`);
 
     const reopen = async (): Promise<AgentSession> =>
-      harness.createSession({ extensionFactories: [researchExtension], tools: TOOLS, sessionManager: harness.pi.SessionManager.open(file, harness.sessionDir) });
+      harness.createSession({
+        extensionFactories: [researchExtension],
+        tools: TOOLS,
+        sessionManager: harness.pi.SessionManager.open(file, harness.sessionDir),
+      });
     const reopened = await reopen();
     const state = stateOf(reopened);
     expect(state).toMatchObject({ status: "complete", reportEntryId, reportTitle: "X explained", citedSourceIds: [1, 2] });
-    const size = fs.readFileSync(file, "utf8").split("\n").filter((l) => l !== "").length;
+    const size = fs
+      .readFileSync(file, "utf8")
+      .split("\n")
+      .filter((l) => l !== "").length;
     expect(size).toBe(cut + 2);
 
     const again = await reopen();
     expect(stateOf(again).status).toBe("complete");
-    expect(fs.readFileSync(file, "utf8").split("\n").filter((l) => l !== "").length).toBe(size);
+    expect(
+      fs
+        .readFileSync(file, "utf8")
+        .split("\n")
+        .filter((l) => l !== "").length,
+    ).toBe(size);
   });
 });

@@ -56,7 +56,11 @@ describe("concurrencyLimit", () => {
 
   it("a task that throws synchronously rejects and releases its slot", async () => {
     const limit = concurrencyLimit(1);
-    await expect(limit.run(() => { throw new Error("sync"); })).rejects.toThrow("sync");
+    await expect(
+      limit.run(() => {
+        throw new Error("sync");
+      }),
+    ).rejects.toThrow("sync");
     expect(await limit.run(async () => "next")).toBe("next");
   });
 

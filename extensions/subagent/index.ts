@@ -28,7 +28,10 @@ function text(value: unknown): string | undefined {
 }
 
 /** The production wiring of a call's surroundings. */
-export function subagentDeps(pi: Pick<ExtensionAPI, "appendEntry" | "getThinkingLevel">, stopping: () => boolean = () => false): SubagentRunDeps {
+export function subagentDeps(
+  pi: Pick<ExtensionAPI, "appendEntry" | "getThinkingLevel">,
+  stopping: () => boolean = () => false,
+): SubagentRunDeps {
   return {
     stopping,
     appendEvents: (events) => appendResearchEvents(pi, events),

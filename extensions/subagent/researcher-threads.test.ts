@@ -15,7 +15,15 @@ function stateOf(events: ResearchEvent[]): ResearchState {
 
 const planned: ResearchEvent[] = [
   { kind: "session", sessionId: S },
-  { kind: "plan", sessionId: S, strategy: "s", threads: [{ id: "t1", title: "One", task: "first task" }, { id: "t2", title: "Two", task: "second task" }] },
+  {
+    kind: "plan",
+    sessionId: S,
+    strategy: "s",
+    threads: [
+      { id: "t1", title: "One", task: "first task" },
+      { id: "t2", title: "Two", task: "second task" },
+    ],
+  },
 ];
 
 function block(value: unknown): string {
@@ -49,7 +57,10 @@ describe("thread events", () => {
   });
 
   it("completion: registers the result's sources (merging by key), finishes the thread with its link", () => {
-    const base: ResearchEvent[] = [...planned, { kind: "source", sessionId: S, source: { url: "https://x.example/a", title: "A", threadId: "t2" } }];
+    const base: ResearchEvent[] = [
+      ...planned,
+      { kind: "source", sessionId: S, source: { url: "https://x.example/a", title: "A", threadId: "t2" } },
+    ];
     const state = stateOf(base);
     const task = researcherTask(state, "t1: first task");
     const output = block({
@@ -66,7 +77,15 @@ describe("thread events", () => {
     expect(done.sourceIds).toEqual([1, 2]);
     expect(done.text).toContain("t1: done. Summary one.");
     const next = stateOf([...base, ...done.events]);
-    expect(next.threads[0]).toMatchObject({ id: "t1", title: "One", status: "done", summary: "Summary one.", sourceIds: [1, 2], childSession: CHILD, completedAt: 5_000 });
+    expect(next.threads[0]).toMatchObject({
+      id: "t1",
+      title: "One",
+      status: "done",
+      summary: "Summary one.",
+      sourceIds: [1, 2],
+      childSession: CHILD,
+      completedAt: 5_000,
+    });
     expect(next.sources.map((s) => [s.id, s.threadIds])).toEqual([
       [1, ["t2", "t1"]],
       [2, ["t1"]],
@@ -76,8 +95,21 @@ describe("thread events", () => {
   it("completion: rejected sources are named and noted; a failure or a missing block marks the thread error", () => {
     const state = stateOf(planned);
     const task = researcherTask(state, "t2: second task");
-    const sources = Array.from({ length: 22 }, (_, i) => ({ url: `https://s.example/${i}`, title: `S${i}`, publisher: "", publishedAt: "", kind: "web", claim: "", evidence: "" }));
-    const done = threadCompletion(state, task, { ok: true, output: block({ threadId: "t2", title: "T", summary: "S", sources }), childSession: CHILD }, 9);
+    const sources = Array.from({ length: 22 }, (_, i) => ({
+      url: `https://s.example/${i}`,
+      title: `S${i}`,
+      publisher: "",
+      publishedAt: "",
+      kind: "web",
+      claim: "",
+      evidence: "",
+    }));
+    const done = threadCompletion(
+      state,
+      task,
+      { ok: true, output: block({ threadId: "t2", title: "T", summary: "S", sources }), childSession: CHILD },
+      9,
+    );
     expect(done.sourceIds).toHaveLength(20);
     expect(done.rejected).toEqual([21, 22].map((n) => `source #${n}: only the first 20 sources of one result are registered`));
     expect(done.text).toContain("Rejected 2");
@@ -86,7 +118,12 @@ describe("thread events", () => {
     expect(next.note).toBe(`Thread t2: 2 sources not registered (${done.rejected.join("; ")})`);
 
     const failed = threadCompletion(state, task, { ok: false, error: "No scripted reply", childSession: null }, 10);
-    expect(stateOf([...planned, ...failed.events]).threads[1]).toMatchObject({ status: "error", error: "No scripted reply", completedAt: 10, childSession: null });
+    expect(stateOf([...planned, ...failed.events]).threads[1]).toMatchObject({
+      status: "error",
+      error: "No scripted reply",
+      completedAt: 10,
+      childSession: null,
+    });
 
     const noBlock = threadCompletion(state, task, { ok: true, output: "just prose", childSession: CHILD }, 11);
     const errored = stateOf([...planned, ...noBlock.events]).threads[1];

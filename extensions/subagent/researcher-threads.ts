@@ -30,7 +30,12 @@ export interface ResearcherTask {
 }
 
 /** The thread a researcher task works on (see the module comment); `explicit` is a thread id given as a field. */
-export function researcherTask(state: ResearchState | null, task: string, taken: readonly string[] = [], explicit?: string): ResearcherTask {
+export function researcherTask(
+  state: ResearchState | null,
+  task: string,
+  taken: readonly string[] = [],
+  explicit?: string,
+): ResearcherTask {
   const prefixed = taskThreadId(task);
   const prefixBody = prefixed === null ? task.trim() : task.slice(task.indexOf(":") + 1).trim();
   const wanted = explicit?.trim() || prefixed;
@@ -92,7 +97,12 @@ export interface ResearcherCompletion {
 }
 
 /** The events and the lead's text when a researcher run on `task` ended (at `now`, ms). */
-export function threadCompletion(state: ResearchState, task: ResearcherTask, outcome: ResearcherOutcome, now: number): ResearcherCompletion {
+export function threadCompletion(
+  state: ResearchState,
+  task: ResearcherTask,
+  outcome: ResearcherOutcome,
+  now: number,
+): ResearcherCompletion {
   const { threadId } = task;
   const child = outcome.childSession ? { childSession: { ...outcome.childSession } } : {};
   const failed = (error: string): ResearcherCompletion => ({

@@ -102,7 +102,10 @@ export function postJson(baseUrl: string, route: string, body: unknown, signal?:
             resolve(parsed);
             return;
           }
-          const message = isRecord(parsed) && typeof parsed["error"] === "string" ? parsed["error"] : `HTTP ${status}${text ? `: ${text.slice(0, 500)}` : ""}`;
+          const message =
+            isRecord(parsed) && typeof parsed["error"] === "string"
+              ? parsed["error"]
+              : `HTTP ${status}${text ? `: ${text.slice(0, 500)}` : ""}`;
           reject(new SubagentRequestError(message, status));
         });
       },
@@ -118,7 +121,11 @@ function transportError(error: Error, signal: AbortSignal | undefined): Subagent
 }
 
 /** Runs one child through the execution route. */
-export async function runSubagentRequest(request: SubagentRequest, signal?: AbortSignal, baseUrl = leylineApiUrl()): Promise<SubagentResponse> {
+export async function runSubagentRequest(
+  request: SubagentRequest,
+  signal?: AbortSignal,
+  baseUrl = leylineApiUrl(),
+): Promise<SubagentResponse> {
   const body = await postJson(baseUrl, SUBAGENT_ROUTE, request, signal);
   const response = parseSubagentResponse(body);
   if (response === null) throw new SubagentRequestError("The subagent route answered an unexpected body", 200);
@@ -132,7 +139,9 @@ export function parseSubagentResponse(body: unknown): SubagentResponse | null {
   if (!isRecord(child)) return null;
   const childSession: SubagentChildSession = { path: str(child["path"]), id: str(child["id"]), cwd: str(child["cwd"]) };
   const messages = Array.isArray(body["messages"])
-    ? body["messages"].flatMap((m) => (isRecord(m) && typeof m["role"] === "string" ? [{ role: m["role"], content: str(m["content"]) }] : []))
+    ? body["messages"].flatMap((m) =>
+        isRecord(m) && typeof m["role"] === "string" ? [{ role: m["role"], content: str(m["content"]) }] : [],
+      )
     : [];
   const usage = isRecord(body["usage"]) ? body["usage"] : {};
   return {

@@ -10,7 +10,12 @@
  * (thread-recovery.ts: completed from its child, re-run, or marked interrupted).
  */
 import type { AgentToolResult, AgentToolUpdateCallback, ExtensionContext } from "@earendil-works/pi-coding-agent";
-import { RESEARCH_RESULT_TAG, RESEARCHER_AGENT_NAME, RESEARCHER_EXCLUDED_TOOLS, RESEARCHER_SYSTEM_PROMPT } from "../../domain/subagent/researcher-agent.ts";
+import {
+  RESEARCH_RESULT_TAG,
+  RESEARCHER_AGENT_NAME,
+  RESEARCHER_EXCLUDED_TOOLS,
+  RESEARCHER_SYSTEM_PROMPT,
+} from "../../domain/subagent/researcher-agent.ts";
 import type { ResearchEvent, ResearchState } from "../../domain/research/research-types.ts";
 import { currentResearchState } from "../research/research-session.ts";
 import { agentNames, discoverFileAgents, findAgent, type RunnableAgent } from "./agent-files.ts";
@@ -61,7 +66,13 @@ export interface SubagentRunDeps {
   now: () => number;
   run: (request: SubagentRequest, signal?: AbortSignal) => Promise<SubagentResponse>;
   /** Effective model and thinking of a file agent (stored overrides; POST /api/pi/subagents/resolve). */
-  resolve: (input: { agentKey: string; cwd: string; sessionPath?: string; staticModel?: string; staticThinking?: string }) => Promise<{ model?: string; thinking?: string }>;
+  resolve: (input: {
+    agentKey: string;
+    cwd: string;
+    sessionPath?: string;
+    staticModel?: string;
+    staticThinking?: string;
+  }) => Promise<{ model?: string; thinking?: string }>;
   /** True once the session is shutting down (its runs are being cut, not failing). */
   stopping?: () => boolean;
 }
@@ -136,7 +147,10 @@ export async function runSubagentTool(
   const { mode } = plan;
 
   const unknown = plan.tasks.filter((spec) => findAgent(spec.agent, fileAgents) === null).map((spec) => spec.agent);
-  if (unknown.length > 0) throw new Error(`Unknown agent${unknown.length === 1 ? "" : "s"}: ${[...new Set(unknown)].join(", ")}. Available agents: ${agentNames(fileAgents).join(", ")}`);
+  if (unknown.length > 0)
+    throw new Error(
+      `Unknown agent${unknown.length === 1 ? "" : "s"}: ${[...new Set(unknown)].join(", ")}. Available agents: ${agentNames(fileAgents).join(", ")}`,
+    );
 
   const sessionManager = ctx.sessionManager;
   const researchAtStart = currentResearchState(sessionManager);
@@ -175,7 +189,9 @@ export async function runSubagentTool(
     const count = (status: SubagentTaskStatus): number => results.filter((r) => r.status === status).length;
     const done = count("done") + count("error");
     onUpdate({
-      content: [{ type: "text", text: `Subagents: ${done}/${results.length} finished, ${count("running")} running, ${count("queued")} queued` }],
+      content: [
+        { type: "text", text: `Subagents: ${done}/${results.length} finished, ${count("running")} running, ${count("queued")} queued` },
+      ],
       details: { mode, results: results.map((r) => ({ ...r })) },
     });
   };
@@ -196,7 +212,12 @@ export async function runSubagentTool(
       agent: job.agent.name,
     };
     if (job.agent.kind === "researcher") {
-      const origin = { cwd, ...(sessionFile ? { parentSessionPath: sessionFile } : {}), parentSessionId: sessionManager.getSessionId(), toolCallId };
+      const origin = {
+        cwd,
+        ...(sessionFile ? { parentSessionPath: sessionFile } : {}),
+        parentSessionId: sessionManager.getSessionId(),
+        toolCallId,
+      };
       return { ...researcherRequest(origin, task, job.spec, parentModel, deps.thinkingLevel()), agent: job.agent.name };
     }
     const definition = job.agent.definition;
@@ -211,7 +232,10 @@ export async function runSubagentTool(
           ...(definition.thinking ? { staticThinking: definition.thinking } : {}),
         });
       } catch {
-        resolved = { ...(definition.model ? { model: definition.model } : {}), ...(definition.thinking ? { thinking: definition.thinking } : {}) };
+        resolved = {
+          ...(definition.model ? { model: definition.model } : {}),
+          ...(definition.thinking ? { thinking: definition.thinking } : {}),
+        };
       }
     }
     const model = job.spec.model ?? resolved.model;
@@ -271,7 +295,9 @@ export async function runSubagentTool(
       // Fold and append in one synchronous step (see the module comment).
       const childSession = response ? { ...response.childSession } : null;
       const outcome: ResearcherOutcome =
-        failure === null && childSession !== null ? { ok: true, output, childSession } : { ok: false, error: failure ?? "The subagent failed", childSession };
+        failure === null && childSession !== null
+          ? { ok: true, output, childSession }
+          : { ok: false, error: failure ?? "The subagent failed", childSession };
       const completion = threadCompletion(state, research, outcome, deps.now());
       deps.appendEvents(completion.events);
       result.status = completion.status;
@@ -315,10 +341,20 @@ export async function runSubagentTool(
   const ran = results.filter((r) => r.status !== "queued");
   const failed = ran.filter((r) => r.status === "error");
   if (mode !== "parallel" && failed.length > 0) {
-    throw new Error(results.map((r, i) => (r.status === "queued" ? "" : lead(r, i))).filter((t) => t).join("\n\n"));
+    throw new Error(
+      results
+        .map((r, i) => (r.status === "queued" ? "" : lead(r, i)))
+        .filter((t) => t)
+        .join("\n\n"),
+    );
   }
   const header =
-    mode === "parallel" ? `Parallel: ${results.length - failed.length}/${results.length} succeeded` : mode === "chain" ? `Chain: ${ran.length} step${ran.length === 1 ? "" : "s"} done` : "";
-  const body = mode === "chain" ? lead(results[results.length - 1] as SubagentTaskResult, results.length - 1) : results.map(lead).join("\n\n");
+    mode === "parallel"
+      ? `Parallel: ${results.length - failed.length}/${results.length} succeeded`
+      : mode === "chain"
+        ? `Chain: ${ran.length} step${ran.length === 1 ? "" : "s"} done`
+        : "";
+  const body =
+    mode === "chain" ? lead(results[results.length - 1] as SubagentTaskResult, results.length - 1) : results.map(lead).join("\n\n");
   return { content: [{ type: "text", text: [header, body].filter((t) => t).join("\n\n") }], details };
 }

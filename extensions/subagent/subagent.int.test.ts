@@ -34,7 +34,15 @@ function researchResult(threadId: string, title: string, summary: string, source
   return `Findings for ${threadId} in prose.\n\n<research_result>${JSON.stringify({ threadId, title, summary, sources })}</research_result>`;
 }
 
-const extraSources = Array.from({ length: 19 }, (_, i) => ({ url: `https://extra.example/${i}`, title: `Extra ${i}`, publisher: "", publishedAt: "", kind: "article", claim: "c", evidence: "e" }));
+const extraSources = Array.from({ length: 19 }, (_, i) => ({
+  url: `https://extra.example/${i}`,
+  title: `Extra ${i}`,
+  publisher: "",
+  publishedAt: "",
+  kind: "article",
+  claim: "c",
+  evidence: "e",
+}));
 
 const LEAD = "Investigate ZEBRA";
 const TURNS: FauxTurn[] = [
@@ -71,7 +79,12 @@ const TURNS: FauxTurn[] = [
       },
     ],
   },
-  { match: LEAD, toolCalls: [{ name: "research_update", arguments: { action: "phase", phase: "report", title: "Zebra report", citedSourceIds: [1, 2, 3] } }] },
+  {
+    match: LEAD,
+    toolCalls: [
+      { name: "research_update", arguments: { action: "phase", phase: "report", title: "Zebra report", citedSourceIds: [1, 2, 3] } },
+    ],
+  },
   { match: LEAD, text: `# Zebra report\n\nOrigins [1](${URL_A}), notes [2](docs/notes.md), today [21](${URL_C}).` },
   // the researchers (matched by their task text)
   {
@@ -95,10 +108,18 @@ const TURNS: FauxTurn[] = [
     { match: `BARRIER-${index}`, toolCalls: [{ name: "bash", arguments: { command: barrierCommand(index) } }] },
     { match: `BARRIER-${index}`, text: `barrier ${index} done` },
   ]),
-  { match: "RUN FIVE", toolCalls: [{ name: "subagent", arguments: { tasks: [1, 2, 3, 4, 5].map((index) => ({ agent: "helper", task: `BARRIER-${index}` })) } }] },
+  {
+    match: "RUN FIVE",
+    toolCalls: [
+      { name: "subagent", arguments: { tasks: [1, 2, 3, 4, 5].map((index) => ({ agent: "helper", task: `BARRIER-${index}` })) } },
+    ],
+  },
   { match: "RUN FIVE", text: "Five done." },
   { match: "RUN UNKNOWN", toolCalls: [{ name: "subagent", arguments: { agent: "nobody", task: "x" } }] },
-  { match: "RUN UNKNOWN", toolCalls: [{ name: "subagent", arguments: { agent: "helper", task: "x", tasks: [{ agent: "helper", task: "y" }] } }] },
+  {
+    match: "RUN UNKNOWN",
+    toolCalls: [{ name: "subagent", arguments: { agent: "helper", task: "x", tasks: [{ agent: "helper", task: "y" }] } }],
+  },
   { match: "RUN UNKNOWN", text: "Unknown done." },
 ];
 
@@ -119,7 +140,10 @@ beforeAll(async () => {
   fs.mkdirSync(path.join(dirs.agentDir, "agents"), { recursive: true });
   fs.writeFileSync(path.join(dirs.agentDir, "agents", "helper.md"), "---\nname: helper\ndescription: A helper\n---\nYou help.\n");
   // A file claiming the reserved name is never used.
-  fs.writeFileSync(path.join(dirs.agentDir, "agents", "researcher.md"), "---\nname: researcher\ndescription: impostor\nmodel: faux/faux-2\n---\nIMPOSTOR PROMPT\n");
+  fs.writeFileSync(
+    path.join(dirs.agentDir, "agents", "researcher.md"),
+    "---\nname: researcher\ndescription: impostor\nmodel: faux/faux-2\n---\nIMPOSTOR PROMPT\n",
+  );
   app = await runtimeApp(dirs, { turns: TURNS, host: { apiUrl: () => baseUrl } });
   await app.listen({ port: 0, host: "127.0.0.1" });
   const address = app.server.address();
@@ -151,7 +175,13 @@ function researchOf(file: string, sessionId: string): ResearchState {
 function toolResults(file: string, toolName: string): Array<{ isError: boolean; text: string; details: unknown }> {
   return branchOf(file).flatMap((entry) => {
     if (entry.type !== "message" || entry.message.role !== "toolResult" || entry.message.toolName !== toolName) return [];
-    return [{ isError: entry.message.isError, text: entry.message.content.map((c) => (c.type === "text" ? c.text : "")).join(""), details: entry.message.details }];
+    return [
+      {
+        isError: entry.message.isError,
+        text: entry.message.content.map((c) => (c.type === "text" ? c.text : "")).join(""),
+        details: entry.message.details,
+      },
+    ];
   });
 }
 
@@ -168,7 +198,13 @@ describe("subagent extension (real execution route)", () => {
     await app.leyline.host.require(id).runToCompletion(LEAD);
     const state = researchOf(file(), id);
 
-    expect(state).toMatchObject({ status: "complete", phase: "report", objective: LEAD, reportTitle: "Zebra report", strategy: "three angles" });
+    expect(state).toMatchObject({
+      status: "complete",
+      phase: "report",
+      objective: LEAD,
+      reportTitle: "Zebra report",
+      strategy: "three angles",
+    });
     const [t1, t2, t3] = state.threads;
     expect(t1).toMatchObject({ id: "t1", status: "done", summary: "Zebras began long ago.", error: "" });
     expect(t2).toMatchObject({ id: "t2", status: "done", summary: "Zebras are fine.", error: "" });
@@ -220,10 +256,18 @@ describe("subagent extension (real execution route)", () => {
     expect(modelOf(children[0] ?? [])).toBe("faux-1");
     expect(modelOf(children[1] ?? [])).toBe("faux-2");
     const details = result?.details as { results: Array<{ model?: string; threadId?: string }> };
-    expect(details.results.map((r) => [r.threadId, r.model])).toEqual([["t1", "faux/faux-1"], ["t2", "faux/faux-2"], ["t3", "faux/faux-1"]]);
+    expect(details.results.map((r) => [r.threadId, r.model])).toEqual([
+      ["t1", "faux/faux-1"],
+      ["t2", "faux/faux-2"],
+      ["t3", "faux/faux-1"],
+    ]);
 
     // the valid report completed the research
-    expect(state.reportEntryId).toBe(branchOf(file()).filter((e) => e.type === "message").at(-1)?.id);
+    expect(state.reportEntryId).toBe(
+      branchOf(file())
+        .filter((e) => e.type === "message")
+        .at(-1)?.id,
+    );
     expect(state.citedSourceIds).toEqual([1, 2, 21]);
 
     // Leyline's fork route at the report message: the fork replays the research bound to its own id and

@@ -49,7 +49,13 @@ function writeChild(name: string, parentFile: string, parentSessionId: string, t
       customType: SUBAGENT_CUSTOM_TYPE,
       data: { version: 1, parentSessionId, parentSessionPath: parentFile, toolCallId: "call_1", agent: "researcher", readOnlyBash: true },
     },
-    { type: "message", id: "u1", parentId: "m1", timestamp: new Date(startedAt).toISOString(), message: { role: "user", content: task, timestamp: startedAt } },
+    {
+      type: "message",
+      id: "u1",
+      parentId: "m1",
+      timestamp: new Date(startedAt).toISOString(),
+      message: { role: "user", content: task, timestamp: startedAt },
+    },
     {
       type: "message",
       id: "a1",
@@ -61,7 +67,14 @@ function writeChild(name: string, parentFile: string, parentSessionId: string, t
         api: "x",
         provider: "faux",
         model: "faux-1",
-        usage: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 2, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
+        usage: {
+          input: 1,
+          output: 1,
+          cacheRead: 0,
+          cacheWrite: 0,
+          totalTokens: 2,
+          cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+        },
         stopReason: "stop",
         timestamp: startedAt + 10,
       },
@@ -84,7 +97,16 @@ describe("interrupted research threads", () => {
     const sessionId = sm.getSessionId();
     const events: ResearchEvent[] = [
       { kind: "session", sessionId },
-      { kind: "plan", sessionId, strategy: "s", threads: [{ id: "t1", title: "One", task: "first" }, { id: "t2", title: "Two", task: "second" }, { id: "t3", title: "Three", task: "third" }] },
+      {
+        kind: "plan",
+        sessionId,
+        strategy: "s",
+        threads: [
+          { id: "t1", title: "One", task: "first" },
+          { id: "t2", title: "Two", task: "second" },
+          { id: "t3", title: "Three", task: "third" },
+        ],
+      },
       { kind: "phase", sessionId, phase: "gather" },
       { kind: "thread", sessionId, thread: { id: "t1", status: "running", startedAt: T0 } },
       { kind: "thread", sessionId, thread: { id: "t2", status: "running", startedAt: T0 } },
@@ -94,18 +116,56 @@ describe("interrupted research threads", () => {
     const parentFile = sm.getSessionFile();
     if (!parentFile) throw new Error("no parent file");
 
-    const result = { threadId: "t1", title: "One found", summary: "Done before the stop.", sources: [{ url: "https://r.example/1", title: "R1", publisher: "", publishedAt: "", kind: "web", claim: "c", evidence: "e" }] };
-    const child = writeChild("t1-run", parentFile, sessionId, "t1: first", `Prose.\n<research_result>${JSON.stringify(result)}</research_result>`, T0 + 100);
+    const result = {
+      threadId: "t1",
+      title: "One found",
+      summary: "Done before the stop.",
+      sources: [{ url: "https://r.example/1", title: "R1", publisher: "", publishedAt: "", kind: "web", claim: "c", evidence: "e" }],
+    };
+    const child = writeChild(
+      "t1-run",
+      parentFile,
+      sessionId,
+      "t1: first",
+      `Prose.\n<research_result>${JSON.stringify(result)}</research_result>`,
+      T0 + 100,
+    );
     // Not a match: another thread's task, an older run, another parent.
-    writeChild("t2-old", parentFile, sessionId, "t2: second", `<research_result>${JSON.stringify({ ...result, threadId: "t2" })}</research_result>`, T0 - 60_000);
-    writeChild("other-parent", path.join(harness.root, "else.jsonl"), "else", "t2: second", `<research_result>${JSON.stringify({ ...result, threadId: "t2" })}</research_result>`, T0 + 100);
+    writeChild(
+      "t2-old",
+      parentFile,
+      sessionId,
+      "t2: second",
+      `<research_result>${JSON.stringify({ ...result, threadId: "t2" })}</research_result>`,
+      T0 - 60_000,
+    );
+    writeChild(
+      "other-parent",
+      path.join(harness.root, "else.jsonl"),
+      "else",
+      "t2: second",
+      `<research_result>${JSON.stringify({ ...result, threadId: "t2" })}</research_result>`,
+      T0 + 100,
+    );
 
     const open = (): Promise<AgentSession> =>
-      harness.createSession({ extensionFactories: extensions, tools: ["read", "research_update", "subagent"], sessionManager: harness.pi.SessionManager.open(parentFile, harness.sessionDir) });
+      harness.createSession({
+        extensionFactories: extensions,
+        tools: ["read", "research_update", "subagent"],
+        sessionManager: harness.pi.SessionManager.open(parentFile, harness.sessionDir),
+      });
     const session = await open();
     const state = stateOf(session);
-    expect(state.threads.map((t) => [t.id, t.status])).toEqual([["t1", "done"], ["t2", "error"], ["t3", "queued"]]);
-    expect(state.threads[0]).toMatchObject({ summary: "Done before the stop.", sourceIds: [1], childSession: { id: "child-t1-run", path: child, cwd: harness.cwd } });
+    expect(state.threads.map((t) => [t.id, t.status])).toEqual([
+      ["t1", "done"],
+      ["t2", "error"],
+      ["t3", "queued"],
+    ]);
+    expect(state.threads[0]).toMatchObject({
+      summary: "Done before the stop.",
+      sourceIds: [1],
+      childSession: { id: "child-t1-run", path: child, cwd: harness.cwd },
+    });
     expect(state.threads[1]).toMatchObject({ error: INTERRUPTED_THREAD_ERROR, childSession: null });
     expect(state.sources.map((s) => [s.id, s.url, s.threadIds])).toEqual([[1, "https://r.example/1", ["t1"]]]);
 

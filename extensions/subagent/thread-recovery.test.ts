@@ -63,7 +63,14 @@ const CALL = subagentCall("call-7", {
 
 describe("planThreadRecovery", () => {
   it("completes from a finished child, else re-runs with the original call's settings, else marks interrupted", () => {
-    const branch = toEntries([...planned, CALL, running("t1", T0), running("t2", T0), running("t3", T0), { kind: "thread", sessionId: S, thread: { id: "t3", status: "done" } }]);
+    const branch = toEntries([
+      ...planned,
+      CALL,
+      running("t1", T0),
+      running("t2", T0),
+      running("t3", T0),
+      { kind: "thread", sessionId: S, thread: { id: "t3", status: "done" } },
+    ]);
     const state = stateOf(branch);
     const child: RecoveredChild = { output: "x", childSession: { id: "c", path: "/c.jsonl", cwd: "/" } };
     const plan = planThreadRecovery(state, branch, new Map([["t2", child]]), true);
@@ -106,7 +113,15 @@ describe("planThreadRecovery", () => {
     expect(plan[0]).toMatchObject({ detail: "Its automatic re-run after a restart was interrupted too" });
 
     // The lead ran t1 again itself (an unmarked start): that run may be re-run.
-    const again = toEntries([...planned, CALL, running("t1", T0), running("t2", T0), rerun(stateOf(before), "t1", T0 + 10), userEntry("go on"), running("t1", T0 + 99)]);
+    const again = toEntries([
+      ...planned,
+      CALL,
+      running("t1", T0),
+      running("t2", T0),
+      rerun(stateOf(before), "t1", T0 + 10),
+      userEntry("go on"),
+      running("t1", T0 + 99),
+    ]);
     expect(planThreadRecovery(stateOf(again), again, new Map(), true).map((item) => [item.thread.id, item.action])).toEqual([
       ["t1", "rerun"],
       ["t2", "rerun"],
@@ -116,10 +131,16 @@ describe("planThreadRecovery", () => {
   it("does not re-run the running threads a fork only replayed, but does re-run the fork's own runs", () => {
     const FORK = "fork-1";
     const source = [...planned, CALL, running("t1", T0)];
-    const replay: ResearchEvent[] = [{ kind: "session", sessionId: FORK }, { kind: "plan", sessionId: FORK, strategy: "s", threads: planned[1]?.kind === "plan" ? planned[1].threads : [] }, running("t1", T0, FORK)];
+    const replay: ResearchEvent[] = [
+      { kind: "session", sessionId: FORK },
+      { kind: "plan", sessionId: FORK, strategy: "s", threads: planned[1]?.kind === "plan" ? planned[1].threads : [] },
+      running("t1", T0, FORK),
+    ];
     const fork = toEntries([...source, ...replay]);
     expect(replayedIntoFork(fork, FORK, "t1")).toBe(true);
-    expect(planThreadRecovery(stateOf(fork, FORK), fork, new Map(), true).map((item) => [item.thread.id, item.action])).toEqual([["t1", "interrupted"]]);
+    expect(planThreadRecovery(stateOf(fork, FORK), fork, new Map(), true).map((item) => [item.thread.id, item.action])).toEqual([
+      ["t1", "interrupted"],
+    ]);
 
     const ownRun = toEntries([...source, ...replay, userEntry("continue"), running("t2", T0 + 5, FORK)]);
     expect(replayedIntoFork(ownRun, FORK, "t2")).toBe(false);

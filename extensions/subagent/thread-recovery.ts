@@ -24,7 +24,13 @@ import path from "node:path";
 import { isResearchEntry, parseResearchEvent, researchEventEntryData } from "../../domain/research/research-event.ts";
 import { isRecord } from "../../domain/research/research-normalize.ts";
 import { finalAssistantText } from "../../domain/research/research-replay.ts";
-import type { ResearchChildSession, ResearchEvent, ResearchEventData, ResearchState, ResearchThread } from "../../domain/research/research-types.ts";
+import type {
+  ResearchChildSession,
+  ResearchEvent,
+  ResearchEventData,
+  ResearchState,
+  ResearchThread,
+} from "../../domain/research/research-types.ts";
 import { decodeSessionText } from "../../domain/session-decoder.ts";
 import type { SessionEntry } from "../../domain/session-log.ts";
 import { activeBranch, addEntry, emptySessionTree } from "../../domain/session-tree.ts";
@@ -33,7 +39,8 @@ import { subagentMarkerOf } from "../../domain/subagent/subagent-marker.ts";
 import { researcherTask, threadCompletion } from "./researcher-threads.ts";
 import { subagentPlan } from "./subagent-params.ts";
 
-export const INTERRUPTED_THREAD_ERROR = "The research worker was interrupted (Leyline stopped or the session was forked during its run); run the thread again";
+export const INTERRUPTED_THREAD_ERROR =
+  "The research worker was interrupted (Leyline stopped or the session was forked during its run); run the thread again";
 
 /** The entry-data field of a `thread` event that starts an automatic re-run. */
 export const RERUN_DATA_FIELD = "rerun";
@@ -48,7 +55,13 @@ export interface RecoveredChild {
  * The events for one interrupted thread, against the current state: its completion from `child`, else the
  * interrupted error (`detail`, when given, is appended to the error text).
  */
-export function interruptedThreadEvents(state: ResearchState, thread: ResearchThread, child: RecoveredChild | null, now: number, detail = ""): ResearchEvent[] {
+export function interruptedThreadEvents(
+  state: ResearchState,
+  thread: ResearchThread,
+  child: RecoveredChild | null,
+  now: number,
+  detail = "",
+): ResearchEvent[] {
   const task = { threadId: thread.id, task: `${thread.id}: ${thread.task}`, body: thread.task };
   if (child !== null) {
     const completion = threadCompletion(state, task, { ok: true, output: child.output, childSession: child.childSession }, now);
@@ -109,7 +122,11 @@ export function planThreadRecovery(
 }
 
 /** The `thread` event that starts the re-run of `thread` at `now`, as entry data (marked as a re-run). */
-export function rerunStartEntryData(state: ResearchState, thread: ResearchThread, now: number): ResearchEventData & { [RERUN_DATA_FIELD]: true } {
+export function rerunStartEntryData(
+  state: ResearchState,
+  thread: ResearchThread,
+  now: number,
+): ResearchEventData & { [RERUN_DATA_FIELD]: true } {
   const event: ResearchEvent = {
     kind: "thread",
     sessionId: state.sessionId,
@@ -123,7 +140,8 @@ function lastStartIndex(branch: readonly SessionEntry[], sessionId: string, thre
   for (let i = branch.length - 1; i >= 0; i--) {
     const entry = branch[i];
     const event = entry ? parseResearchEvent(entry) : null;
-    if (event?.kind === "thread" && event.sessionId === sessionId && event.thread.id === threadId && event.thread.status === "running") return i;
+    if (event?.kind === "thread" && event.sessionId === sessionId && event.thread.id === threadId && event.thread.status === "running")
+      return i;
   }
   return -1;
 }
@@ -215,14 +233,24 @@ function readChild(file: string, parentFile: string, parentSessionId: string): C
   for (const record of decoded.records) if (record.kind === "entry") addEntry(tree, record.entry);
   const branch = activeBranch(tree);
   const marker = subagentMarkerOf(branch);
-  if (marker === null || marker.agent !== RESEARCHER_AGENT_NAME || (marker.parentSessionId !== null && marker.parentSessionId !== parentSessionId)) return null;
+  if (
+    marker === null ||
+    marker.agent !== RESEARCHER_AGENT_NAME ||
+    (marker.parentSessionId !== null && marker.parentSessionId !== parentSessionId)
+  )
+    return null;
   let firstUserText = "";
   let output: string | null = null;
   for (const entry of branch) {
     if (entry.type !== "message") continue;
     const message = entry.message as { role?: unknown; content?: unknown };
     if (message.role === "user" && firstUserText === "") {
-      firstUserText = typeof message.content === "string" ? message.content : Array.isArray(message.content) ? message.content.map((b: { type?: string; text?: string }) => (b.type === "text" ? (b.text ?? "") : "")).join("") : "";
+      firstUserText =
+        typeof message.content === "string"
+          ? message.content
+          : Array.isArray(message.content)
+            ? message.content.map((b: { type?: string; text?: string }) => (b.type === "text" ? (b.text ?? "") : "")).join("")
+            : "";
     }
     if (message.role === "assistant") output = finalAssistantText(entry.message);
   }
@@ -260,9 +288,11 @@ export function findRecoveredChildren(
   children.sort((a, b) => b.startedAt - a.startedAt);
   for (const thread of threads) {
     const match = children.find(
-      (child) => child.output !== null && child.startedAt >= thread.startedAt - 1000 && child.firstUserText.trim().startsWith(`${thread.id}:`),
+      (child) =>
+        child.output !== null && child.startedAt >= thread.startedAt - 1000 && child.firstUserText.trim().startsWith(`${thread.id}:`),
     );
-    if (match && match.output !== null) found.set(thread.id, { output: match.output, childSession: { id: match.id, path: match.file, cwd: match.cwd } });
+    if (match && match.output !== null)
+      found.set(thread.id, { output: match.output, childSession: { id: match.id, path: match.file, cwd: match.cwd } });
   }
   return found;
 }

@@ -82,7 +82,12 @@ export function recoverThreads(deps: ThreadRerunDeps, plan: readonly ThreadRecov
 }
 
 /** Performs the re-runs (see the module comment); resolves when all ended. Never rejects. */
-export async function runReruns(deps: ThreadRerunDeps, parent: RerunParent, reruns: readonly ThreadRerun[], signal?: AbortSignal): Promise<void> {
+export async function runReruns(
+  deps: ThreadRerunDeps,
+  parent: RerunParent,
+  reruns: readonly ThreadRerun[],
+  signal?: AbortSignal,
+): Promise<void> {
   const limit = concurrencyLimit(MAX_CONCURRENT_TASKS);
   await Promise.all(reruns.map((rerun) => limit.run(() => runOne(deps, parent, rerun, signal)).catch(() => undefined)));
 }
@@ -101,7 +106,8 @@ async function runOne(deps: ThreadRerunDeps, parent: RerunParent, rerun: ThreadR
   let cut = false;
   try {
     response = await deps.run(request, signal);
-    if (response.stopReason === "error" || response.stopReason === "aborted") failure = response.errorMessage || `The subagent stopped: ${response.stopReason}`;
+    if (response.stopReason === "error" || response.stopReason === "aborted")
+      failure = response.errorMessage || `The subagent stopped: ${response.stopReason}`;
   } catch (error) {
     failure = error instanceof Error ? error.message : String(error);
     cut = isServerStopping(error);
@@ -113,10 +119,17 @@ async function runOne(deps: ThreadRerunDeps, parent: RerunParent, rerun: ThreadR
   if (found === null || found.thread.status !== "running" || found.thread.startedAt !== rerun.startedAt) return;
   const { state, thread } = found;
   if (failure !== null || response === null) {
-    deps.appendEvents(interruptedThreadEvents(state, thread, null, deps.now(), `Re-running it after a restart failed: ${failure ?? "no answer"}`));
+    deps.appendEvents(
+      interruptedThreadEvents(state, thread, null, deps.now(), `Re-running it after a restart failed: ${failure ?? "no answer"}`),
+    );
     return;
   }
   const task = { threadId: thread.id, task: rerun.task, body: thread.task };
-  const completion = threadCompletion(state, task, { ok: true, output: finalOutput(response), childSession: { ...response.childSession } }, deps.now());
+  const completion = threadCompletion(
+    state,
+    task,
+    { ok: true, output: finalOutput(response), childSession: { ...response.childSession } },
+    deps.now(),
+  );
   deps.appendEvents(completion.events);
 }

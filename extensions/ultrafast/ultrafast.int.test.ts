@@ -45,7 +45,9 @@ beforeAll(async () => {
           baseUrl: `http://127.0.0.1:${port}/v1`,
           api: "openai-responses",
           apiKey: "sk-leyline-ultrafast-test",
-          models: [{ id: "gpt-6-astra", name: "GPT-6 Astra (stub)", reasoning: false, input: ["text"], contextWindow: 128000, maxTokens: 4096 }],
+          models: [
+            { id: "gpt-6-astra", name: "GPT-6 Astra (stub)", reasoning: false, input: ["text"], contextWindow: 128000, maxTokens: 4096 },
+          ],
         },
       },
     }),

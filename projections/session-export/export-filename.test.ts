@@ -10,7 +10,9 @@ describe("exportFileNames", () => {
       fileName: "leyline-my-research-café-0192f3a4.html",
       asciiFileName: "leyline-my-research-cafe-0192f3a4.html",
     });
-    expect(exportFileNames({ id: ID, firstMessage: "Why is the sky blue?" }).asciiFileName).toBe("leyline-why-is-the-sky-blue-0192f3a4.html");
+    expect(exportFileNames({ id: ID, firstMessage: "Why is the sky blue?" }).asciiFileName).toBe(
+      "leyline-why-is-the-sky-blue-0192f3a4.html",
+    );
     expect(exportFileNames({ id: ID, name: "  ", firstMessage: "(no messages)" }).asciiFileName).toBe("leyline-session-0192f3a4.html");
     expect(exportFileNames({ id: ID, firstMessage: "日本語の質問" })).toEqual({
       fileName: "leyline-日本語の質問-0192f3a4.html",

@@ -21,7 +21,14 @@ function cut(text: string, limit: number): string {
 }
 
 function unicodeSlug(text: string): string {
-  return cut(text.normalize("NFKC").toLowerCase().replace(/[^\p{L}\p{N}]+/gu, "-").replace(/^-+|-+$/g, ""), SLUG_LIMIT);
+  return cut(
+    text
+      .normalize("NFKC")
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}]+/gu, "-")
+      .replace(/^-+|-+$/g, ""),
+    SLUG_LIMIT,
+  );
 }
 
 function asciiSlug(text: string): string {
@@ -41,7 +48,11 @@ export function exportFileNames(session: { id: string; name?: string; firstMessa
   const name = session.name?.trim() ?? "";
   const first = session.firstMessage.trim() === NO_MESSAGES ? "" : session.firstMessage;
   const base = name !== "" ? name : first;
-  const id8 = session.id.replace(/[^A-Za-z0-9]/g, "").slice(0, 8).toLowerCase() || "unknown";
+  const id8 =
+    session.id
+      .replace(/[^A-Za-z0-9]/g, "")
+      .slice(0, 8)
+      .toLowerCase() || "unknown";
   const unicode = unicodeSlug(base) || "session";
   const ascii = asciiSlug(base) || "session";
   return { fileName: `leyline-${unicode}-${id8}.html`, asciiFileName: `leyline-${ascii}-${id8}.html` };

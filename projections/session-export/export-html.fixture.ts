@@ -43,7 +43,10 @@ export function researchExportInput(): SessionExportInput {
 export function tagsOf(html: string): Array<{ name: string; attributes: Array<[string, string]> }> {
   return [...html.matchAll(/<([a-z][a-z0-9]*)((?:\s+[a-z-]+(?:="[^"]*")?)*)\s*\/?>/gi)].map((match) => ({
     name: (match[1] ?? "").toLowerCase(),
-    attributes: [...(match[2] ?? "").matchAll(/([a-z-]+)(?:="([^"]*)")?/gi)].map((m): [string, string] => [(m[1] ?? "").toLowerCase(), m[2] ?? ""]),
+    attributes: [...(match[2] ?? "").matchAll(/([a-z-]+)(?:="([^"]*)")?/gi)].map((m): [string, string] => [
+      (m[1] ?? "").toLowerCase(),
+      m[2] ?? "",
+    ]),
   }));
 }
 
@@ -53,7 +56,8 @@ export function externalReferences(html: string): string[] {
   const css = [...html.matchAll(/<style>([^<]*)<\/style>/g)].map((match) => match[1] ?? "");
   for (const tag of tagsOf(html)) {
     for (const [name, value] of tag.attributes) {
-      if ((name === "src" || name === "srcset" || name === "poster") && !value.startsWith("data:")) found.push(`<${tag.name} ${name}="${value}">`);
+      if ((name === "src" || name === "srcset" || name === "poster") && !value.startsWith("data:"))
+        found.push(`<${tag.name} ${name}="${value}">`);
       if (name === "style") css.push(value);
     }
   }
@@ -69,14 +73,70 @@ export function danglingAnchors(html: string): string[] {
 
 /** Tags the export may emit (its own markup and markdown-it's). */
 export const EXPORT_TAGS = new Set([
-  "html", "head", "meta", "title", "style", "body", "main", "header", "section", "article", "h1", "h2", "h3", "h4",
-  "h5", "h6", "dl", "dt", "dd", "ol", "ul", "li", "p", "a", "span", "strong", "em", "s", "code", "pre", "details",
-  "summary", "table", "thead", "tbody", "tr", "th", "td", "div", "time", "img", "br", "hr", "blockquote",
+  "html",
+  "head",
+  "meta",
+  "title",
+  "style",
+  "body",
+  "main",
+  "header",
+  "section",
+  "article",
+  "h1",
+  "h2",
+  "h3",
+  "h4",
+  "h5",
+  "h6",
+  "dl",
+  "dt",
+  "dd",
+  "ol",
+  "ul",
+  "li",
+  "p",
+  "a",
+  "span",
+  "strong",
+  "em",
+  "s",
+  "code",
+  "pre",
+  "details",
+  "summary",
+  "table",
+  "thead",
+  "tbody",
+  "tr",
+  "th",
+  "td",
+  "div",
+  "time",
+  "img",
+  "br",
+  "hr",
+  "blockquote",
 ]);
 
 export const EXPORT_ATTRIBUTES = new Set([
-  "lang", "charset", "name", "content", "http-equiv", "href", "rel", "class", "title", "id", "src", "alt", "datetime",
-  "open", "aria-label", "start", "style",
+  "lang",
+  "charset",
+  "name",
+  "content",
+  "http-equiv",
+  "href",
+  "rel",
+  "class",
+  "title",
+  "id",
+  "src",
+  "alt",
+  "datetime",
+  "open",
+  "aria-label",
+  "start",
+  "style",
 ]);
 
 /**

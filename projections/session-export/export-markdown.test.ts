@@ -31,7 +31,9 @@ describe("renderMarkdown", () => {
   });
 
   it("never loads remote images: data: images are embedded, others become links", () => {
-    const html = renderMarkdown("![remote](https://evil.example/x.png) ![local](data:image/png;base64,iVBORw0KGgo=) ![svg](data:image/svg+xml;base64,PHN2Zz4=)");
+    const html = renderMarkdown(
+      "![remote](https://evil.example/x.png) ![local](data:image/png;base64,iVBORw0KGgo=) ![svg](data:image/svg+xml;base64,PHN2Zz4=)",
+    );
     expect(html).not.toMatch(/src="http/);
     expect(html).toContain('<a href="https://evil.example/x.png" rel="noopener noreferrer">[image: remote]</a>');
     expect(html).toContain('<img class="embedded" src="data:image/png;base64,iVBORw0KGgo=" alt="local">');

@@ -92,7 +92,10 @@ function linkCitations(children: Token[], sources: readonly ResearchSource[]): v
     if (source === undefined) {
       open.tag = "span";
       closeToken.tag = "span";
-      open.attrs = [["class", "citation missing"], ["title", `no ledger source ${n}: ${target}`]];
+      open.attrs = [
+        ["class", "citation missing"],
+        ["title", `no ledger source ${n}: ${target}`],
+      ];
       continue;
     }
     const valid = source.status !== "excluded" && (citationTargetMatches(target, source) || citationTargetMatches(href, source));

@@ -5,12 +5,7 @@
  * are named as text, navigation stays in Leyline), and every ledger source with one evidence summary.
  */
 import type { CitationSupport } from "../../domain/research/citation-support.ts";
-import {
-  RESEARCH_PHASES,
-  type ResearchSource,
-  type ResearchState,
-  type ResearchThread,
-} from "../../domain/research/research-types.ts";
+import { RESEARCH_PHASES, type ResearchSource, type ResearchState, type ResearchThread } from "../../domain/research/research-types.ts";
 import type { AssistantMessageTranscriptEntry, ResearchReportCitation } from "../../domain/transcript/transcript-types.ts";
 import { renderMarkdown, sourceAnchor } from "./export-markdown.ts";
 import { escapeHtml, externalLink, idFragment, isoTime } from "./html-text.ts";

@@ -78,11 +78,22 @@ function renderMessage(entry: MessageTranscriptEntry, context: TranscriptRenderC
       const note = isReport ? `<p class="muted">Research report: see <a href="#report">the report artifact</a>.</p>` : "";
       const error = entry.errorMessage ? `<p class="verdict-unsupported">${escapeHtml(entry.errorMessage)}</p>` : "";
       const model = entry.model ? ` · ${entry.provider}/${entry.model}` : "";
-      return entryShell("assistant", `Assistant${model}`, entry.timestamp, note + renderBlocks(entry.blocks, markdown) + error, isReport ? "report-message" : "");
+      return entryShell(
+        "assistant",
+        `Assistant${model}`,
+        entry.timestamp,
+        note + renderBlocks(entry.blocks, markdown) + error,
+        isReport ? "report-message" : "",
+      );
     }
     case "custom":
       if (!entry.display) return "";
-      return entryShell("custom", entry.customType || "Extension", entry.timestamp, renderBlocks(entry.blocks, (text) => renderMarkdown(text)));
+      return entryShell(
+        "custom",
+        entry.customType || "Extension",
+        entry.timestamp,
+        renderBlocks(entry.blocks, (text) => renderMarkdown(text)),
+      );
     default:
       return "";
   }
@@ -155,6 +166,9 @@ function renderEntry(entry: TranscriptEntry, context: TranscriptRenderContext): 
 
 /** The transcript section. */
 export function renderTranscriptSection(entries: readonly TranscriptEntry[], context: TranscriptRenderContext): string {
-  const body = entries.length === 0 ? `<p class="muted">No messages on this branch.</p>` : entries.map((entry) => renderEntry(entry, context)).join("");
+  const body =
+    entries.length === 0
+      ? `<p class="muted">No messages on this branch.</p>`
+      : entries.map((entry) => renderEntry(entry, context)).join("");
   return `<section id="transcript"><h2>Transcript</h2>${body}</section>`;
 }

@@ -14,9 +14,27 @@ import { renderSessionExport } from "./session-export.ts";
 const SENTINEL = "<zq>";
 
 const hostilePiece = fc.constantFrom(
-  "<", ">", "&", '"', "'", "<script>alert(1)</script>", "<img src=http://x/y.png>", "<a href=\"javascript:x\">",
-  "](http://x)", "[1](https://example.com/kettle)", "![i](http://x/i.png)", "<http://auto.link>", "`code <b>`",
-  "\n\n```\n<pre>\n```\n", "&lt;", "\" onmouseover=\"x", "<!--", "-->", "<style>", "url(http://x)", "@import",
+  "<",
+  ">",
+  "&",
+  '"',
+  "'",
+  "<script>alert(1)</script>",
+  "<img src=http://x/y.png>",
+  '<a href="javascript:x">',
+  "](http://x)",
+  "[1](https://example.com/kettle)",
+  "![i](http://x/i.png)",
+  "<http://auto.link>",
+  "`code <b>`",
+  "\n\n```\n<pre>\n```\n",
+  "&lt;",
+  '" onmouseover="x',
+  "<!--",
+  "-->",
+  "<style>",
+  "url(http://x)",
+  "@import",
 );
 
 /** Generated text: random strings mixed with HTML/Markdown syntax, ending with the sentinel tag. */
@@ -26,7 +44,27 @@ const arbText = fc
 
 /** Replaces every string value of `value` (deeply) except ids, types and roles with `text`. */
 function poison(value: unknown, text: string, key = ""): unknown {
-  const keep = new Set(["type", "id", "parentId", "role", "customType", "kind", "version", "sessionId", "toolCallId", "timestamp", "status", "phase", "stopReason", "api", "mimeType", "data", "reportEntryId", "agent", "name"]);
+  const keep = new Set([
+    "type",
+    "id",
+    "parentId",
+    "role",
+    "customType",
+    "kind",
+    "version",
+    "sessionId",
+    "toolCallId",
+    "timestamp",
+    "status",
+    "phase",
+    "stopReason",
+    "api",
+    "mimeType",
+    "data",
+    "reportEntryId",
+    "agent",
+    "name",
+  ]);
   if (typeof value === "string") return keep.has(key) ? value : `${value}${text}`;
   if (Array.isArray(value)) return value.map((item) => poison(item, text, key));
   if (typeof value === "object" && value !== null) {

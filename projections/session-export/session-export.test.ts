@@ -102,7 +102,9 @@ describe("export helpers", () => {
   it("the structural checks catch what they look for", () => {
     expect(externalReferences('<p><img class="x" src="http://x/y.png"></p>')).toHaveLength(1);
     expect(externalReferences('<img src="data:image/png;base64,AA==">')).toEqual([]);
-    expect(externalReferences('<style>@import "x"; a { background: url(http://x) }</style><link rel="x"><p>@import url(</p>')).toHaveLength(3);
+    expect(externalReferences('<style>@import "x"; a { background: url(http://x) }</style><link rel="x"><p>@import url(</p>')).toHaveLength(
+      3,
+    );
     expect(foreignMarkup('<p class="a">ok</p><zq>')).toEqual(["<zq>"]);
     expect(foreignMarkup('<p onclick="x">ok</p>')).toHaveLength(1);
     expect(danglingAnchors('<a href="#a">x</a><p id="b"></p>')).toEqual(["a"]);
@@ -112,7 +114,9 @@ describe("export helpers", () => {
     const input = researchExportInput();
     expect(exportTitle(input)).toBe(input.research?.reportTitle);
     expect(exportTitle({ ...input, session: { ...input.session, name: "Named" } })).toBe("Named");
-    expect(exportTitle({ session: { ...input.session, firstMessage: "(no messages)" }, research: null })).toBe(`Session ${RESEARCH_SESSION_ID}`);
+    expect(exportTitle({ session: { ...input.session, firstMessage: "(no messages)" }, research: null })).toBe(
+      `Session ${RESEARCH_SESSION_ID}`,
+    );
   });
 
   it("summarises a source by exclusion reason, else evidence, else claim", () => {

@@ -19,7 +19,16 @@ describe("unsavedExport", () => {
     const research = { sessionId: "s1", objective: "o" };
     const runtime = { sessionFile: null, summary: () => row, snapshot: () => ({ state: { research } }) };
     expect(unsavedExport(runtime)).toEqual({
-      session: { id: "s1", name: "Named", cwd: "/w", sessionFile: "", firstMessage: "hello", messageCount: 2, created: "2026-01-01T00:00:00.000Z", modified: "" },
+      session: {
+        id: "s1",
+        name: "Named",
+        cwd: "/w",
+        sessionFile: "",
+        firstMessage: "hello",
+        messageCount: 2,
+        created: "2026-01-01T00:00:00.000Z",
+        modified: "",
+      },
       research,
       entries: [],
     });

@@ -24,10 +24,7 @@ const URL_PATHS = ["", "/", "/a", "/a/", "/a/b", "/a//", "/b?x=1", "/b/?x=1", "/
 const FILE_PATHS = ["docs/a.md", "./docs/a.md", "src/b.ts", "./src/b.ts", "notes.txt"] as const;
 
 /** Short text, sometimes with surrounding spaces (the fold trims). */
-export const arbText = fc.oneof(
-  fc.constantFrom("", "alpha", "beta gamma", "  padded  ", "Δ unicode"),
-  fc.string({ maxLength: 12 }),
-);
+export const arbText = fc.oneof(fc.constantFrom("", "alpha", "beta gamma", "  padded  ", "Δ unicode"), fc.string({ maxLength: 12 }));
 
 /** Positive event times (ms) in a realistic range. */
 export const arbTime = fc.integer({ min: 1_600_000_000_000, max: 1_900_000_000_000 });
@@ -45,9 +42,7 @@ export function arbSourceInput(options: { valid?: boolean } = {}): fc.Arbitrary<
     arbSourceUrl.map((url) => ({ url })),
     arbSourcePath.map((path) => ({ path })),
     fc.tuple(arbSourceUrl, arbSourcePath).map(([url, path]) => ({ url, path })),
-    ...(options.valid === false
-      ? [fc.constantFrom({}, { url: "ftp://example.com/x" }, { path: "  " }, { url: "not a url" })]
-      : []),
+    ...(options.valid === false ? [fc.constantFrom({}, { url: "ftp://example.com/x" }, { path: "  " }, { url: "not a url" })] : []),
   );
   return fc
     .record(
@@ -83,10 +78,9 @@ export const arbThreadUpdate: fc.Arbitrary<ResearchThreadUpdate> = fc
       status: fc.constantFrom(...RESEARCH_THREAD_STATUSES),
       summary: arbText,
       sourceIds: fc.array(fc.integer({ min: 1, max: 70 }), { maxLength: 4 }),
-      childSession: fc.option(
-        fc.record({ id: fc.constantFrom("", "child-1"), path: fc.constantFrom("", "/s/c.jsonl"), cwd: arbText }),
-        { nil: null },
-      ),
+      childSession: fc.option(fc.record({ id: fc.constantFrom("", "child-1"), path: fc.constantFrom("", "/s/c.jsonl"), cwd: arbText }), {
+        nil: null,
+      }),
       error: arbText,
       startedAt: arbTime,
       completedAt: arbTime,
@@ -163,10 +157,7 @@ export function arbResearchRun(sessionId: string, maxLength = 30): fc.Arbitrary<
 const BASE_TIME = Date.parse("2025-01-01T00:00:00.000Z");
 
 /** Entries with ids e1, e2... chained by parentId, one second apart from 2025-01-01. */
-export function toEntries(
-  items: readonly (ResearchEvent | SessionEntry)[],
-  idPrefix = "e",
-): SessionEntry[] {
+export function toEntries(items: readonly (ResearchEvent | SessionEntry)[], idPrefix = "e"): SessionEntry[] {
   return items.map((item, index) => {
     const id = `${idPrefix}${index + 1}`;
     const parentId = index === 0 ? null : `${idPrefix}${index}`;
@@ -244,28 +235,30 @@ export const arbForeignEntry: fc.Arbitrary<SessionEntry> = fc.oneof(
     provider: "faux",
     modelId: "faux-1",
   } as SessionEntry),
-  fc.constantFrom<unknown>(
-    null,
-    42,
-    "text",
-    { version: 2, sessionId: "sess-a", kind: "error", message: "x" },
-    { version: 1, kind: "error", message: "no session" },
-    { version: 1, sessionId: "sess-a", kind: "mystery" },
-    { version: 1, sessionId: "sess-a", kind: "phase", phase: "dance" },
-    { version: 1, sessionId: "sess-a", kind: "source", source: { title: "no location" } },
-    { version: 1, sessionId: "sess-a", kind: "report" },
-    { version: 1, sessionId: "sess-a", kind: "thread", thread: { id: "" } },
-  ).map(
-    (data) =>
-      ({
-        type: "custom",
-        customType: RESEARCH_CUSTOM_TYPE,
-        data,
-        id: "x",
-        parentId: null,
-        timestamp: new Date(BASE_TIME).toISOString(),
-      }) as SessionEntry,
-  ),
+  fc
+    .constantFrom<unknown>(
+      null,
+      42,
+      "text",
+      { version: 2, sessionId: "sess-a", kind: "error", message: "x" },
+      { version: 1, kind: "error", message: "no session" },
+      { version: 1, sessionId: "sess-a", kind: "mystery" },
+      { version: 1, sessionId: "sess-a", kind: "phase", phase: "dance" },
+      { version: 1, sessionId: "sess-a", kind: "source", source: { title: "no location" } },
+      { version: 1, sessionId: "sess-a", kind: "report" },
+      { version: 1, sessionId: "sess-a", kind: "thread", thread: { id: "" } },
+    )
+    .map(
+      (data) =>
+        ({
+          type: "custom",
+          customType: RESEARCH_CUSTOM_TYPE,
+          data,
+          id: "x",
+          parentId: null,
+          timestamp: new Date(BASE_TIME).toISOString(),
+        }) as SessionEntry,
+    ),
   fc.constant({
     type: "custom",
     customType: "goal-state",

@@ -58,7 +58,10 @@ export const textArb: fc.Arbitrary<string> = fc.oneof(
   { weight: 3, arbitrary: fc.string({ maxLength: 40 }) },
   { weight: 2, arbitrary: fc.constantFrom(...multiByteSamples) },
   { weight: 2, arbitrary: fc.string({ unit: "grapheme", maxLength: 12 }) },
-  { weight: 1, arbitrary: fc.array(fc.constantFrom(...multiByteSamples, "\n", "\"", "\\", " "), { maxLength: 6 }).map((parts) => parts.join("")) },
+  {
+    weight: 1,
+    arbitrary: fc.array(fc.constantFrom(...multiByteSamples, "\n", '"', "\\", " "), { maxLength: 6 }).map((parts) => parts.join("")),
+  },
 );
 
 /** A pi-like session id (UUID). */
@@ -101,15 +104,19 @@ const usageArb = fc.record({
 export function entryBodyArb(kind: EntryKind): fc.Arbitrary<JsonObject> {
   switch (kind) {
     case "user":
-      return fc
-        .record({ text: textArb, blocks: fc.boolean(), at: fc.nat() })
-        .map(({ text, blocks, at }) => ({
-          type: "message",
-          message: { role: "user", content: blocks ? [{ type: "text", text }] : text, timestamp: 1_700_000_000_000 + at },
-        }));
+      return fc.record({ text: textArb, blocks: fc.boolean(), at: fc.nat() }).map(({ text, blocks, at }) => ({
+        type: "message",
+        message: { role: "user", content: blocks ? [{ type: "text", text }] : text, timestamp: 1_700_000_000_000 + at },
+      }));
     case "assistant":
       return fc
-        .record({ text: textArb, thinking: fc.option(textArb, { nil: undefined }), tool: fc.option(fc.constantFrom("read", "bash", "edit"), { nil: undefined }), usage: usageArb, at: fc.nat() })
+        .record({
+          text: textArb,
+          thinking: fc.option(textArb, { nil: undefined }),
+          tool: fc.option(fc.constantFrom("read", "bash", "edit"), { nil: undefined }),
+          usage: usageArb,
+          at: fc.nat(),
+        })
         .map(({ text, thinking, tool, usage, at }) => ({
           type: "message",
           message: {
@@ -122,7 +129,11 @@ export function entryBodyArb(kind: EntryKind): fc.Arbitrary<JsonObject> {
             api: "anthropic-messages",
             provider: "anthropic",
             model: "claude-sonnet-4-5",
-            usage: { ...usage, totalTokens: usage.input + usage.output, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
+            usage: {
+              ...usage,
+              totalTokens: usage.input + usage.output,
+              cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+            },
             stopReason: tool === undefined ? "stop" : "toolUse",
             timestamp: 1_700_000_000_000 + at,
           },
@@ -130,7 +141,14 @@ export function entryBodyArb(kind: EntryKind): fc.Arbitrary<JsonObject> {
     case "toolResult":
       return fc.record({ text: textArb, isError: fc.boolean(), at: fc.nat() }).map(({ text, isError, at }) => ({
         type: "message",
-        message: { role: "toolResult", toolCallId: `call_${at}`, toolName: "read", content: [{ type: "text", text }], isError, timestamp: 1_700_000_000_000 + at },
+        message: {
+          role: "toolResult",
+          toolCallId: `call_${at}`,
+          toolName: "read",
+          content: [{ type: "text", text }],
+          isError,
+          timestamp: 1_700_000_000_000 + at,
+        },
       }));
     case "customRole":
       return fc.record({ text: textArb, at: fc.nat() }).map(({ text, at }) => ({
@@ -138,20 +156,30 @@ export function entryBodyArb(kind: EntryKind): fc.Arbitrary<JsonObject> {
         message: { role: "custom", customType: "note", content: text, display: true, timestamp: 1_700_000_000_000 + at },
       }));
     case "thinking_level_change":
-      return fc.constantFrom("off", "minimal", "low", "medium", "high", "xhigh").map((thinkingLevel) => ({ type: "thinking_level_change", thinkingLevel }));
+      return fc
+        .constantFrom("off", "minimal", "low", "medium", "high", "xhigh")
+        .map((thinkingLevel) => ({ type: "thinking_level_change", thinkingLevel }));
     case "model_change":
-      return fc.constantFrom(["anthropic", "claude-opus-4-5"], ["openai", "gpt-5.1-codex"], ["faux", "faux-1"]).map(([provider, modelId]) => ({ type: "model_change", provider, modelId }));
+      return fc
+        .constantFrom(["anthropic", "claude-opus-4-5"], ["openai", "gpt-5.1-codex"], ["faux", "faux-1"])
+        .map(([provider, modelId]) => ({ type: "model_change", provider, modelId }));
     case "compaction":
       return fc.record({ summary: textArb, tokensBefore: fc.nat(200_000) }).map((r) => ({ type: "compaction", ...r }));
     case "branch_summary":
       return textArb.map((summary) => ({ type: "branch_summary", summary }));
     case "custom":
-      return fc.record({ customType: fc.constantFrom("research", "todo", "ext.state"), data: jsonDataArb }).map((r) => ({ type: "custom", ...r }));
+      return fc
+        .record({ customType: fc.constantFrom("research", "todo", "ext.state"), data: jsonDataArb })
+        .map((r) => ({ type: "custom", ...r }));
     case "custom_message":
-      return fc.record({ customType: fc.constantFrom("research", "notice"), content: textArb, display: fc.boolean() }).map((r) => ({ type: "custom_message", ...r }));
+      return fc
+        .record({ customType: fc.constantFrom("research", "notice"), content: textArb, display: fc.boolean() })
+        .map((r) => ({ type: "custom_message", ...r }));
     case "label":
       // undefined (omitted from the JSON) and "" both clear the label
-      return fc.oneof({ weight: 4, arbitrary: textArb.filter((t) => t !== "") }, { weight: 1, arbitrary: fc.constantFrom("", undefined) }).map((label) => (label === undefined ? { type: "label" } : { type: "label", label }));
+      return fc
+        .oneof({ weight: 4, arbitrary: textArb.filter((t) => t !== "") }, { weight: 1, arbitrary: fc.constantFrom("", undefined) })
+        .map((label) => (label === undefined ? { type: "label" } : { type: "label", label }));
     case "session_info":
       return fc.oneof(textArb, fc.constant("")).map((name) => ({ type: "session_info", name }));
     case "systemMessage": {
@@ -176,22 +204,53 @@ export function entryBodyArb(kind: EntryKind): fc.Arbitrary<JsonObject> {
         kind: "cache_warm",
         provider: "anthropic",
         model: "claude-sonnet-4-5",
-        usage: { ...usage, totalTokens: usage.input + usage.output, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0.001 } },
+        usage: {
+          ...usage,
+          totalTokens: usage.input + usage.output,
+          cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0.001 },
+        },
       }));
     case "context_edit":
       // targetId is filled in by the file arbitraries (an earlier entry)
-      return fc.option(textArb, { nil: null }).map((text) => ({ type: "context_edit", replacement: text === null ? null : { content: text } }));
+      return fc
+        .option(textArb, { nil: null })
+        .map((text) => ({ type: "context_edit", replacement: text === null ? null : { content: text } }));
     case "unknown":
       return fc.record({ type: fc.constantFrom("x_future_entry", "bookmark_v9", "telemetry"), payload: jsonDataArb });
   }
 }
 
 const v3Kinds: readonly EntryKind[] = [
-  "user", "user", "assistant", "assistant", "assistant", "toolResult", "toolResult", "customRole",
-  "thinking_level_change", "model_change", "compaction", "branch_summary", "custom", "custom_message", "label", "session_info", "unknown",
-  "systemMessage", "usage", "context_edit",
+  "user",
+  "user",
+  "assistant",
+  "assistant",
+  "assistant",
+  "toolResult",
+  "toolResult",
+  "customRole",
+  "thinking_level_change",
+  "model_change",
+  "compaction",
+  "branch_summary",
+  "custom",
+  "custom_message",
+  "label",
+  "session_info",
+  "unknown",
+  "systemMessage",
+  "usage",
+  "context_edit",
 ];
-const v1Kinds: readonly EntryKind[] = ["user", "assistant", "assistant", "toolResult", "thinking_level_change", "model_change", "compaction"];
+const v1Kinds: readonly EntryKind[] = [
+  "user",
+  "assistant",
+  "assistant",
+  "toolResult",
+  "thinking_level_change",
+  "model_change",
+  "compaction",
+];
 
 /** How an entry attaches: to the previous entry (a chain), to an earlier entry (a branch), nowhere, or to a missing id. */
 type Attach = { kind: "chain" } | { kind: "branch"; pick: number } | { kind: "root" } | { kind: "orphan"; pick: number };
@@ -229,12 +288,12 @@ export const noiseLineArb: fc.Arbitrary<string> = fc.constantFrom(
   "",
   "   ",
   "\t",
-  "{\"type\":\"message\",\"broken",
+  '{"type":"message","broken',
   "not json at all ✗",
   "42",
   "null",
   "[1,2,3]",
-  "\"just a string\"",
+  '"just a string"',
 );
 
 interface Layout {
@@ -322,7 +381,8 @@ function treeEntries(plans: EntryPlan[], ids: number[], version: 2 | 3): JsonObj
     const id = entryIds[i] as string;
     const entry: JsonObject = { ...plan.body, id, parentId, timestamp: timestampAt(i + 1) };
     const earlier = entryIds.slice(0, i);
-    if (entry["type"] === "label" || entry["type"] === "context_edit") entry["targetId"] = earlier.length === 0 ? id : earlier[plan.ref % earlier.length];
+    if (entry["type"] === "label" || entry["type"] === "context_edit")
+      entry["targetId"] = earlier.length === 0 ? id : earlier[plan.ref % earlier.length];
     if (entry["type"] === "branch_summary") entry["fromId"] = earlier.length === 0 ? "root" : earlier[plan.ref % earlier.length];
     if (entry["type"] === "compaction") {
       // first kept entry: an ancestor on this entry's own path (or itself when it has none)
@@ -352,7 +412,11 @@ function idsArb(count: number): fc.Arbitrary<number[]> {
 
 function treeFileArb(version: 2 | 3, options: SessionFileOptions): fc.Arbitrary<GeneratedSessionFile> {
   return fc
-    .record({ sessionId: sessionIdArb, plans: plansArb(v3Kinds, options), parentSession: fc.option(fc.constant("/tmp/old.jsonl"), { nil: undefined }) })
+    .record({
+      sessionId: sessionIdArb,
+      plans: plansArb(v3Kinds, options),
+      parentSession: fc.option(fc.constant("/tmp/old.jsonl"), { nil: undefined }),
+    })
     .chain(({ sessionId, plans, parentSession }) =>
       fc.record({ ids: idsArb(plans.length), layout: layoutArb(plans.length, options) }).map(({ ids, layout }) => {
         const header: JsonObject = { type: "session", version, id: sessionId, timestamp: timestampAt(0), cwd: "/home/ünï/proj" };
@@ -385,7 +449,15 @@ export function v1SessionFileArb(options: SessionFileOptions = {}): fc.Arbitrary
     .record({ sessionId: sessionIdArb, plans: fc.array(plan, { maxLength: options.maxEntries ?? 30 }), explicitVersion: fc.boolean() })
     .chain(({ sessionId, plans, explicitVersion }) =>
       layoutArb(plans.length, options).map((layout) => {
-        const header: JsonObject = { type: "session", id: sessionId, timestamp: timestampAt(0), cwd: "/home/ünï/proj", provider: "anthropic", modelId: "claude-sonnet-4-5", thinkingLevel: "off" };
+        const header: JsonObject = {
+          type: "session",
+          id: sessionId,
+          timestamp: timestampAt(0),
+          cwd: "/home/ünï/proj",
+          provider: "anthropic",
+          modelId: "claude-sonnet-4-5",
+          thinkingLevel: "off",
+        };
         if (explicitVersion) header["version"] = 1;
         const entries: JsonObject[] = plans.map((p, i) => ({ ...p.body, timestamp: timestampAt(i + 1) }));
         // lay out once to learn the parsed indices, then fill in firstKeptEntryIndex (line lengths don't matter)
@@ -398,7 +470,14 @@ export function v1SessionFileArb(options: SessionFileOptions = {}): fc.Arbitrary
             p.odd === 0 ? 0 : p.odd === 1 ? parsedIndex.length + 5 : (parsedIndex[1 + (p.ref % (i + 1))] as number);
         });
         const rendered = render([header, ...entries], layout.noise, layout.crlf);
-        return { version: 1 as const, header, entries, lines: rendered.lines, text: rendered.text, lineEntryIndex: rendered.lineEntryIndex };
+        return {
+          version: 1 as const,
+          header,
+          entries,
+          lines: rendered.lines,
+          text: rendered.text,
+          lineEntryIndex: rendered.lineEntryIndex,
+        };
       }),
     );
 }

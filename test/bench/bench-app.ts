@@ -9,7 +9,11 @@ import { FauxScript, type FauxTurn } from "../../adapters/runtime-protocol/faux-
 import type { RuntimeTestDirs } from "../../adapters/runtime-client/runtime-test-support.ts";
 import { buildApp } from "../../api/app.ts";
 
-export function buildBenchApp(dirs: RuntimeTestDirs, turns: readonly FauxTurn[], faux: { tokenSize?: number; tokensPerSecond?: number }): Promise<FastifyInstance> {
+export function buildBenchApp(
+  dirs: RuntimeTestDirs,
+  turns: readonly FauxTurn[],
+  faux: { tokenSize?: number; tokensPerSecond?: number },
+): Promise<FastifyInstance> {
   return buildApp({
     dataDir: path.join(dirs.root, "data"),
     agentDir: dirs.agentDir,

@@ -102,7 +102,10 @@ describe("bench (tiny quick mode)", () => {
       plain: { wireKb: expect.any(Number), messageKb: expect.any(Number) },
       check: "ok",
     });
-    expect(report.figures["stream_unwatched_vs_model"]?.details).toMatchObject({ sdkMs: expect.any(Number), replyChars: TINY.streamUnwatchedChars });
+    expect(report.figures["stream_unwatched_vs_model"]?.details).toMatchObject({
+      sdkMs: expect.any(Number),
+      replyChars: TINY.streamUnwatchedChars,
+    });
 
     const table = formatTable(report);
     for (const name of FIGURES) expect(table).toContain(name);

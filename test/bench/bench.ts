@@ -142,15 +142,29 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
         totalBytes: scale.corpusBytes,
       });
       generateMs += elapsedMs(t);
-      log(`corpus: ${corpus.files.length} files, ${round(corpus.bytes / 1e6, 1)} MB, ${corpus.lines} lines (${round(elapsedMs(t) / 1000, 1)} s)`);
+      log(
+        `corpus: ${corpus.files.length} files, ${round(corpus.bytes / 1e6, 1)} MB, ${corpus.lines} lines (${round(elapsedMs(t) / 1000, 1)} s)`,
+      );
     }
     if (corpus !== null && only.has("fold")) {
       log("fold_vs_parse ...");
-      Object.assign(figures, await guard(() => benchFoldVsParse(corpus, subjects, alternateOptions), { fold_vs_parse: FOLD_VS_PARSE_TARGET, fold_vs_parse_tree: null }));
+      Object.assign(
+        figures,
+        await guard(() => benchFoldVsParse(corpus, subjects, alternateOptions), {
+          fold_vs_parse: FOLD_VS_PARSE_TARGET,
+          fold_vs_parse_tree: null,
+        }),
+      );
     }
     if (corpus !== null && only.has("list")) {
       log("list_vs_pi ...");
-      Object.assign(figures, await guard(() => benchListVsPi(corpus, subjects, alternateOptions), { list_cold_vs_pi: LIST_COLD_TARGET, list_warm_vs_pi: LIST_WARM_TARGET }));
+      Object.assign(
+        figures,
+        await guard(() => benchListVsPi(corpus, subjects, alternateOptions), {
+          list_cold_vs_pi: LIST_COLD_TARGET,
+          list_warm_vs_pi: LIST_WARM_TARGET,
+        }),
+      );
       log("list_wire_bytes ...");
       Object.assign(figures, await guard(() => benchListWire(corpus, alternateOptions), { list_wire_bytes: LIST_WIRE_TARGET }));
     }
@@ -163,13 +177,14 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       Object.assign(
         figures,
         await guard(
-          () => benchAppendVsRefold(series, subjects, {
-            rounds: scale.appendRounds,
-            warmup: scale.warmup,
-            appendsPerRound: scale.appendsPerRound,
-            flatnessAppends: scale.flatnessAppends,
-            flatnessWarmup: scale.flatnessWarmup,
-          }),
+          () =>
+            benchAppendVsRefold(series, subjects, {
+              rounds: scale.appendRounds,
+              warmup: scale.warmup,
+              appendsPerRound: scale.appendsPerRound,
+              flatnessAppends: scale.flatnessAppends,
+              flatnessWarmup: scale.flatnessWarmup,
+            }),
           {
             append_vs_refold_quarter: APPEND_VS_REFOLD_TARGET,
             append_vs_refold_half: APPEND_VS_REFOLD_TARGET,
@@ -289,7 +304,11 @@ export function formatTable(report: BenchReport): string {
     formatMs(figure.details["baselineMs"]),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));
-  const line = (cells: readonly string[]): string => cells.map((c, i) => c.padEnd(widths[i] as number)).join("  ").trimEnd();
+  const line = (cells: readonly string[]): string =>
+    cells
+      .map((c, i) => c.padEnd(widths[i] as number))
+      .join("  ")
+      .trimEnd();
   const out = [line(header), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)];
   if (Object.values(report.figures).some((f) => f.informational === true)) {
     out.push("(info only: measured for context, not a project target; no pass/fail)");
@@ -304,7 +323,10 @@ export function formatTable(report: BenchReport): string {
     if (details) out.push(`  ${details}`);
   }
   const m = report.meta;
-  out.push("", `seed=${m.seed} node=${m.node} cpus=${m.cpus} rounds=${m.scale.rounds} warmup=${m.scale.warmup} generate=${round(m.generateMs / 1000, 1)}s total=${round(m.totalMs / 1000, 1)}s`);
+  out.push(
+    "",
+    `seed=${m.seed} node=${m.node} cpus=${m.cpus} rounds=${m.scale.rounds} warmup=${m.scale.warmup} generate=${round(m.generateMs / 1000, 1)}s total=${round(m.totalMs / 1000, 1)}s`,
+  );
   return out.join("\n");
 }
 

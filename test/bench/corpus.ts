@@ -14,9 +14,26 @@ const EPOCH_MS = Date.UTC(2025, 5, 1);
 const DAY_MS = 86_400_000;
 
 const PROJECTS = [
-  "leyline", "pi-mono", "webapp", "infra", "data-pipeline", "docs-site", "cli-tools", "mobile", "ml-experiments",
-  "billing", "auth-service", "design-system", "game-engine", "compiler", "scraper", "notebook", "dotfiles",
-  "blog", "kernel-module", "monorepo",
+  "leyline",
+  "pi-mono",
+  "webapp",
+  "infra",
+  "data-pipeline",
+  "docs-site",
+  "cli-tools",
+  "mobile",
+  "ml-experiments",
+  "billing",
+  "auth-service",
+  "design-system",
+  "game-engine",
+  "compiler",
+  "scraper",
+  "notebook",
+  "dotfiles",
+  "blog",
+  "kernel-module",
+  "monorepo",
 ];
 
 /** pi's session folder name for a cwd: `--<cwd without leading slash, / \ : as ->--`. */

@@ -21,12 +21,7 @@ export interface Figure {
   readonly details: Record<string, unknown>;
 }
 
-export function measuredFigure(
-  description: string,
-  ratio: number,
-  target: number,
-  details: Record<string, unknown>,
-): Figure {
+export function measuredFigure(description: string, ratio: number, target: number, details: Record<string, unknown>): Figure {
   return { ratio, target, pass: ratio <= target, description, details };
 }
 
@@ -35,12 +30,7 @@ export function informationalFigure(description: string, ratio: number, details:
   return { ratio, target: null, pass: null, informational: true, description, details };
 }
 
-export function pendingFigure(
-  description: string,
-  target: number | null,
-  reason: string,
-  details: Record<string, unknown> = {},
-): Figure {
+export function pendingFigure(description: string, target: number | null, reason: string, details: Record<string, unknown> = {}): Figure {
   return { ratio: null, target, pass: null, pending: reason, description, details };
 }
 

@@ -74,14 +74,14 @@ export async function benchListWire(corpus: Corpus, options: AlternateOptions): 
     const problems: string[] = [];
     const listed = (JSON.parse(identity.body) as { sessions: unknown[] }).sessions.length;
     if (listed !== corpus.files.length) problems.push(`listed ${listed} of ${corpus.files.length} sessions`);
-    for (const [name, response] of [["browser", browser], ["gzip", gzip]] as const) {
+    for (const [name, response] of [
+      ["browser", browser],
+      ["gzip", gzip],
+    ] as const) {
       if (response.headers["content-encoding"] === undefined) problems.push(`${name} response not encoded`);
       else if (decode(response) !== identity.body) problems.push(`${name} response does not decode to the identity body`);
     }
-    const samples = await alternate(
-      { encoded: { run: () => get(BROWSER_ACCEPT_ENCODING) }, identity: { run: () => get(null) } },
-      options,
-    );
+    const samples = await alternate({ encoded: { run: () => get(BROWSER_ACCEPT_ENCODING) }, identity: { run: () => get(null) } }, options);
     const kb = (bytes: number): number => round(bytes / 1000, 1);
     const socketBytes = await socketListBytes(app);
     return {

@@ -65,7 +65,14 @@ function writeLinearSession(folder: string, seed: number, entries: number): { id
   const id = `0190d1e2-0000-7000-8000-${String(seed).padStart(12, "0")}`;
   const file = path.join(folder, `2026-01-01T00-00-00-000Z_${id}.jsonl`);
   const lines = [JSON.stringify({ type: "session", version: 3, id, timestamp: "2026-01-01T00:00:00.000Z", cwd })];
-  const usage = { input: 1000, output: 200, cacheRead: 0, cacheWrite: 0, totalTokens: 1200, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
+  const usage = {
+    input: 1000,
+    output: 200,
+    cacheRead: 0,
+    cacheWrite: 0,
+    totalTokens: 1200,
+    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+  };
   let parentId: string | null = null;
   let clock = Date.UTC(2026, 0, 1);
   for (let i = 0; i < entries; i++) {
@@ -75,7 +82,16 @@ function writeLinearSession(folder: string, seed: number, entries: number): { id
     const message =
       i % 2 === 0
         ? { role: "user", content: [{ type: "text", text }], timestamp: clock }
-        : { role: "assistant", content: [{ type: "text", text }], api: "anthropic-messages", provider: "anthropic", model: "claude-sonnet-4-5", usage, stopReason: "stop", timestamp: clock };
+        : {
+            role: "assistant",
+            content: [{ type: "text", text }],
+            api: "anthropic-messages",
+            provider: "anthropic",
+            model: "claude-sonnet-4-5",
+            usage,
+            stopReason: "stop",
+            timestamp: clock,
+          };
     lines.push(JSON.stringify({ type: "message", id: entryId, parentId, timestamp: new Date(clock).toISOString(), message }));
     parentId = entryId;
   }
@@ -183,7 +199,8 @@ async function warmDetail(options: LiveDetailOptions): Promise<Figure> {
       const again: number[] = [];
       for (let i = 0; i < 5; i++) again.push(await get());
       if (round === 0) {
-        entries = (JSON.parse((await app.inject({ method: "GET", url: `/api/pi/sessions/${session.id}` })).body) as { entries: unknown[] }).entries.length;
+        entries = (JSON.parse((await app.inject({ method: "GET", url: `/api/pi/sessions/${session.id}` })).body) as { entries: unknown[] })
+          .entries.length;
         continue; // warm-up round (and the check of the detail)
       }
       cold.push(first);

@@ -69,10 +69,7 @@ export interface Variant {
 }
 
 /** Runs the variants alternately; returns each variant's recorded times (ms), one per round. */
-export async function alternate<K extends string>(
-  variants: Record<K, Variant>,
-  options: AlternateOptions,
-): Promise<Record<K, number[]>> {
+export async function alternate<K extends string>(variants: Record<K, Variant>, options: AlternateOptions): Promise<Record<K, number[]>> {
   const names = Object.keys(variants) as K[];
   const samples = Object.fromEntries(names.map((name) => [name, [] as number[]])) as Record<K, number[]>;
   for (let round = 0; round < options.warmup + options.rounds; round++) {

@@ -46,7 +46,8 @@ export type RuntimeReadyFigureName = "runtime_ready_vs_sdk" | "runtime_ready_col
 const READY_DESCRIPTION =
   "POST /api/pi/active-session on a persisted session until its runtime is ready (product app: forked workers, spare worker warm) / plain node: import pi SDK + SessionManager.open + createAgentSession on the same file";
 const COLD_DESCRIPTION = "the same request on an app without a spare worker (a bundled worker started for it) / the same baseline";
-const STATE_DESCRIPTION = "GET /api/pi/state?cwd again (preview cache, inputs unchanged) / its first call for that folder (a preview built)";
+const STATE_DESCRIPTION =
+  "GET /api/pi/state?cwd again (preview cache, inputs unchanged) / its first call for that folder (a preview built)";
 
 export interface RuntimeReadyOptions extends AlternateOptions {
   readonly seed: number;
@@ -243,7 +244,8 @@ export async function benchRuntimeReady(options: RuntimeReadyOptions): Promise<R
       const repeats: number[] = [];
       for (let k = 0; k < CACHED_REPEATS; k++) repeats.push(await timeOnce(check));
       const secondMs = median(repeats);
-      if (product.app.leyline.host.spareWorker()?.pid !== spareBefore) stateProblems.add("the second call took a worker (not served from the cache)");
+      if (product.app.leyline.host.spareWorker()?.pid !== spareBefore)
+        stateProblems.add("the second call took a worker (not served from the cache)");
       if (i >= options.warmup) {
         first.push(firstMs);
         second.push(secondMs);

@@ -118,10 +118,23 @@ process.exit(0);
 `;
 
 /** Runs one baseline child; resolves with the time it measured (ms) and the characters it streamed. */
-function runBaseline(mode: "model" | "sdk", args: { file: string; tokenSize: number; tokensPerSecond: number; cwd: string; agentDir: string }): Promise<{ ms: number; chars: number }> {
+function runBaseline(
+  mode: "model" | "sdk",
+  args: { file: string; tokenSize: number; tokensPerSecond: number; cwd: string; agentDir: string },
+): Promise<{ ms: number; chars: number }> {
   const child = spawn(
     process.execPath,
-    ["--input-type=module", "-e", BASELINE_SCRIPT, mode, args.file, String(args.tokenSize), String(args.tokensPerSecond), args.cwd, args.agentDir],
+    [
+      "--input-type=module",
+      "-e",
+      BASELINE_SCRIPT,
+      mode,
+      args.file,
+      String(args.tokenSize),
+      String(args.tokensPerSecond),
+      args.cwd,
+      args.agentDir,
+    ],
     { cwd: REPO_ROOT, env: { ...process.env, PI_CODING_AGENT_DIR: args.agentDir, PI_OFFLINE: "1" }, stdio: ["ignore", "pipe", "pipe"] },
   );
   let stdout = "";
@@ -143,7 +156,10 @@ interface TimedVariant {
 }
 
 /** measure.ts `alternate` for variants that time themselves: warm-up rounds, the order reversed every other round. */
-async function alternateTimed<K extends string>(variants: Record<K, TimedVariant>, options: AlternateOptions): Promise<Record<K, number[]>> {
+async function alternateTimed<K extends string>(
+  variants: Record<K, TimedVariant>,
+  options: AlternateOptions,
+): Promise<Record<K, number[]>> {
   const names = Object.keys(variants) as K[];
   const samples = Object.fromEntries(names.map((name) => [name, [] as number[]])) as Record<K, number[]>;
   for (let index = 0; index < options.warmup + options.rounds; index++) {
@@ -240,7 +256,9 @@ function lastAssistantText(file: string): string | null {
   for (let i = lines.length - 1; i >= 0; i--) {
     const message = lines[i]?.["message"];
     if (!isRecord(message) || message["role"] !== "assistant" || !Array.isArray(message["content"])) continue;
-    return (message["content"] as unknown[]).map((block) => (isRecord(block) && block["type"] === "text" && typeof block["text"] === "string" ? block["text"] : "")).join("");
+    return (message["content"] as unknown[])
+      .map((block) => (isRecord(block) && block["type"] === "text" && typeof block["text"] === "string" ? block["text"] : ""))
+      .join("");
   }
   return null;
 }
@@ -272,7 +290,10 @@ class WireClient {
   private counting: { startRead: number; count: WireCount; reply: string; resolve: (count: WireCount) => void } | null = null;
   private failure: Error | null = null;
 
-  constructor(url: string, readonly deflate: boolean) {
+  constructor(
+    url: string,
+    readonly deflate: boolean,
+  ) {
     this.name = deflate ? "deflate" : "plain";
     this.settled = new Promise((resolve) => (this.settledResolve = resolve));
     const createConnection = ((options: net.NetConnectOpts) => {
@@ -333,7 +354,8 @@ class WireClient {
       const event = data["event"] as { type: string } & Record<string, unknown>;
       key = `runtime_event:${event.type}`;
       const role = isRecord(event["message"]) ? event["message"]["role"] : undefined;
-      if (event.type === "message_end" && role === "assistant" && this.live.message !== null) this.streamed.push(streamedText(this.live.message));
+      if (event.type === "message_end" && role === "assistant" && this.live.message !== null)
+        this.streamed.push(streamedText(this.live.message));
       this.live = applyLiveEvent(this.live, event);
     } else if (type === "session_snapshot") {
       persisted = assistantTexts(data["entries"]);
@@ -342,7 +364,9 @@ class WireClient {
       this.settledResolve?.();
     } else if (type === "session_delta" && isRecord(data["transcript"])) {
       const transcript = data["transcript"];
-      const replaced = Array.isArray(transcript["replaced"]) ? (transcript["replaced"] as unknown[]).map((pair) => (Array.isArray(pair) ? pair[1] : null)) : [];
+      const replaced = Array.isArray(transcript["replaced"])
+        ? (transcript["replaced"] as unknown[]).map((pair) => (Array.isArray(pair) ? pair[1] : null))
+        : [];
       persisted = assistantTexts([...replaced, ...(Array.isArray(transcript["appended"]) ? transcript["appended"] : [])]);
     }
     const counting = this.counting;
@@ -463,60 +487,72 @@ async function benchUnwatched(options: StreamWireOptions, texts: ReplyTexts): Pr
   const chars = options.unwatchedChars ?? 100_000;
   const replies = Array.from({ length: options.warmup + options.rounds }, () => texts.next(chars));
   options.log?.(`stream_unwatched_vs_model: ${replies.length} rounds of a ${chars}-character reply (${charsPerSecond(pace)} characters/s)`);
-  return withSession(pace, replies.map((text, index) => ({ match: `unwatched reply ${index}`, text })), async (session) => {
-    const replyFile = path.join(session.dirs.root, "unwatched-reply.txt");
-    // The baselines stream a reply of the same size and kind (the first one).
-    fs.writeFileSync(replyFile, replies[0] as string);
-    const baselineArgs = { file: replyFile, tokenSize: pace.tokenSize, tokensPerSecond: pace.tokensPerSecond, cwd: session.dirs.cwd, agentDir: session.dirs.agentDir };
-    const problems: string[] = [];
-    const baselineChars: number[] = [];
-    let next = 0;
-    const samples = await alternateTimed(
-      {
-        subject: {
-          run: async () => {
-            const index = next++;
-            const text = replies[index] as string;
-            const start = monotonicMs();
-            const ended = session.watch.nextRun(session.id, session.runTimeoutMs(text.length));
-            await requestJson(session.promptUrl, { text: `unwatched reply ${index}` });
-            const run = await ended;
-            if (run.chars !== text.length) problems.push(`run ${index} streamed ${run.chars} of ${text.length} characters`);
-            if (lastAssistantText(session.sessionFile) !== text) problems.push(`run ${index}: the session file's last reply is not the streamed one`);
-            return run.endedAt - start;
+  return withSession(
+    pace,
+    replies.map((text, index) => ({ match: `unwatched reply ${index}`, text })),
+    async (session) => {
+      const replyFile = path.join(session.dirs.root, "unwatched-reply.txt");
+      // The baselines stream a reply of the same size and kind (the first one).
+      fs.writeFileSync(replyFile, replies[0] as string);
+      const baselineArgs = {
+        file: replyFile,
+        tokenSize: pace.tokenSize,
+        tokensPerSecond: pace.tokensPerSecond,
+        cwd: session.dirs.cwd,
+        agentDir: session.dirs.agentDir,
+      };
+      const problems: string[] = [];
+      const baselineChars: number[] = [];
+      let next = 0;
+      const samples = await alternateTimed(
+        {
+          subject: {
+            run: async () => {
+              const index = next++;
+              const text = replies[index] as string;
+              const start = monotonicMs();
+              const ended = session.watch.nextRun(session.id, session.runTimeoutMs(text.length));
+              await requestJson(session.promptUrl, { text: `unwatched reply ${index}` });
+              const run = await ended;
+              if (run.chars !== text.length) problems.push(`run ${index} streamed ${run.chars} of ${text.length} characters`);
+              if (lastAssistantText(session.sessionFile) !== text)
+                problems.push(`run ${index}: the session file's last reply is not the streamed one`);
+              return run.endedAt - start;
+            },
+          },
+          model: {
+            run: async () => {
+              const result = await runBaseline("model", baselineArgs);
+              baselineChars.push(result.chars);
+              return result.ms;
+            },
+          },
+          sdk: {
+            run: async () => {
+              const result = await runBaseline("sdk", baselineArgs);
+              baselineChars.push(result.chars);
+              return result.ms;
+            },
           },
         },
-        model: {
-          run: async () => {
-            const result = await runBaseline("model", baselineArgs);
-            baselineChars.push(result.chars);
-            return result.ms;
-          },
-        },
-        sdk: {
-          run: async () => {
-            const result = await runBaseline("sdk", baselineArgs);
-            baselineChars.push(result.chars);
-            return result.ms;
-          },
-        },
-      },
-      options,
-    );
-    const expected = (replies[0] as string).length;
-    if (baselineChars.some((count) => count !== expected)) problems.push(`a baseline streamed ${Math.min(...baselineChars)} of ${expected} characters`);
-    return measuredFigure(unwatchedDescription(chars), round(medianRatio(samples.subject, samples.model), 3), STREAM_UNWATCHED_TARGET, {
-      subjectMs: round(median(samples.subject), 0),
-      baselineMs: round(median(samples.model), 0),
-      sdkMs: round(median(samples.sdk), 0),
-      subjectVsSdk: round(medianRatio(samples.subject, samples.sdk), 3),
-      replyChars: chars,
-      charsPerSecond: charsPerSecond(pace),
-      nominalModelMs: round((chars / charsPerSecond(pace)) * 1000, 0),
-      rounds: options.rounds,
-      check: problems.length === 0 ? "ok" : problems.join("; "),
-    });
-  });
+        options,
+      );
+      const expected = (replies[0] as string).length;
+      if (baselineChars.some((count) => count !== expected))
+        problems.push(`a baseline streamed ${Math.min(...baselineChars)} of ${expected} characters`);
+      return measuredFigure(unwatchedDescription(chars), round(medianRatio(samples.subject, samples.model), 3), STREAM_UNWATCHED_TARGET, {
+        subjectMs: round(median(samples.subject), 0),
+        baselineMs: round(median(samples.model), 0),
+        sdkMs: round(median(samples.sdk), 0),
+        subjectVsSdk: round(medianRatio(samples.subject, samples.sdk), 3),
+        replyChars: chars,
+        charsPerSecond: charsPerSecond(pace),
+        nominalModelMs: round((chars / charsPerSecond(pace)) * 1000, 0),
+        rounds: options.rounds,
+        check: problems.length === 0 ? "ok" : problems.join("; "),
+      });
+    },
+  );
 }
 
 async function benchWire(options: StreamWireOptions, texts: ReplyTexts): Promise<Figure> {
@@ -524,60 +560,69 @@ async function benchWire(options: StreamWireOptions, texts: ReplyTexts): Promise
   const chars = options.wireChars ?? 20_000;
   const replies = Array.from({ length: Math.max(1, options.rounds) }, () => texts.next(chars));
   options.log?.(`stream_wire_bytes: ${replies.length} rounds of a ${chars}-character reply (${charsPerSecond(pace)} characters/s)`);
-  return withSession(pace, replies.map((text, index) => ({ match: `watched reply ${index}`, text })), async (session) => {
-    const url = `${session.base.replace(/^http/, "ws")}/api/pi/events?sessionId=${encodeURIComponent(session.id)}`;
-    const deflate = new WireClient(url, true);
-    const plain = new WireClient(url, false);
-    const clients = [deflate, plain];
-    try {
-      await Promise.all(clients.map((client) => opened(client.socket)));
-      await within(Promise.all(clients.map((client) => client.settled)), 60_000, "the session's snapshot");
-      const problems: string[] = [];
-      if (!deflate.extensions.includes("permessage-deflate")) problems.push(`the deflate client negotiated "${deflate.extensions}"`);
-      if (plain.extensions !== "") problems.push(`the plain client negotiated "${plain.extensions}"`);
-      const runs: Array<{ bytes: number; deflate: WireCount; plain: WireCount }> = [];
-      for (const [index, text] of replies.entries()) {
-        const counts = Promise.all([deflate.count(text), plain.count(text)]);
-        const ended = session.watch.nextRun(session.id, session.runTimeoutMs(text.length));
-        await requestJson(session.promptUrl, { text: `watched reply ${index}` });
-        await ended;
-        const [deflateCount, plainCount] = await within(counts, 60_000, "the persisted reply on both sockets");
-        runs.push({ bytes: Buffer.byteLength(text), deflate: deflateCount, plain: plainCount });
-        for (const client of clients) {
-          if (client.streamed.at(-1) !== text) problems.push(`run ${index}: the ${client.name} client rebuilt another reply from the deltas`);
+  return withSession(
+    pace,
+    replies.map((text, index) => ({ match: `watched reply ${index}`, text })),
+    async (session) => {
+      const url = `${session.base.replace(/^http/, "ws")}/api/pi/events?sessionId=${encodeURIComponent(session.id)}`;
+      const deflate = new WireClient(url, true);
+      const plain = new WireClient(url, false);
+      const clients = [deflate, plain];
+      try {
+        await Promise.all(clients.map((client) => opened(client.socket)));
+        await within(Promise.all(clients.map((client) => client.settled)), 60_000, "the session's snapshot");
+        const problems: string[] = [];
+        if (!deflate.extensions.includes("permessage-deflate")) problems.push(`the deflate client negotiated "${deflate.extensions}"`);
+        if (plain.extensions !== "") problems.push(`the plain client negotiated "${plain.extensions}"`);
+        const runs: Array<{ bytes: number; deflate: WireCount; plain: WireCount }> = [];
+        for (const [index, text] of replies.entries()) {
+          const counts = Promise.all([deflate.count(text), plain.count(text)]);
+          const ended = session.watch.nextRun(session.id, session.runTimeoutMs(text.length));
+          await requestJson(session.promptUrl, { text: `watched reply ${index}` });
+          await ended;
+          const [deflateCount, plainCount] = await within(counts, 60_000, "the persisted reply on both sockets");
+          runs.push({ bytes: Buffer.byteLength(text), deflate: deflateCount, plain: plainCount });
+          for (const client of clients) {
+            if (client.streamed.at(-1) !== text)
+              problems.push(`run ${index}: the ${client.name} client rebuilt another reply from the deltas`);
+          }
         }
+        for (const client of clients) {
+          if (!client.inOrder) problems.push(`the ${client.name} client's messages were not in seq order`);
+          if (client.error !== null) problems.push(`${client.name} socket error: ${client.error.message}`);
+        }
+        const ratio = (run: (typeof runs)[number]): number => Math.max(run.deflate.wireBytes, run.plain.wireBytes) / run.bytes;
+        const sorted = [...runs].sort((a, b) => ratio(a) - ratio(b));
+        const middle = sorted[Math.floor((sorted.length - 1) / 2)] as (typeof runs)[number];
+        const kb = (value: number): number => round(value / 1000, 1);
+        const clientDetails = (count: WireCount, bytes: number): Record<string, unknown> => ({
+          wireKb: kb(count.wireBytes),
+          wireRatio: round(count.wireBytes / bytes, 3),
+          messageKb: kb(count.messageBytes),
+          messageRatio: round(count.messageBytes / bytes, 3),
+          messages: count.messages,
+          kbByType: Object.fromEntries(
+            Object.entries(count.byType)
+              .sort((a, b) => b[1] - a[1])
+              .map(([type, value]) => [type, kb(value)]),
+          ),
+        });
+        return measuredFigure(wireDescription(chars), round(median(runs.map(ratio)), 3), STREAM_WIRE_TARGET, {
+          // The median run's figures.
+          replyKb: kb(middle.bytes),
+          charsPerSecond: charsPerSecond(pace),
+          deflateRatio: round(middle.deflate.wireBytes / middle.bytes, 3),
+          plainRatio: round(middle.plain.wireBytes / middle.bytes, 3),
+          deflate: clientDetails(middle.deflate, middle.bytes),
+          plain: clientDetails(middle.plain, middle.bytes),
+          ratios: runs.map((run) => round(ratio(run), 3)),
+          check: problems.length === 0 ? "ok" : problems.join("; "),
+        });
+      } finally {
+        await Promise.all(clients.map((client) => client.close().catch(() => undefined)));
       }
-      for (const client of clients) {
-        if (!client.inOrder) problems.push(`the ${client.name} client's messages were not in seq order`);
-        if (client.error !== null) problems.push(`${client.name} socket error: ${client.error.message}`);
-      }
-      const ratio = (run: (typeof runs)[number]): number => Math.max(run.deflate.wireBytes, run.plain.wireBytes) / run.bytes;
-      const sorted = [...runs].sort((a, b) => ratio(a) - ratio(b));
-      const middle = sorted[Math.floor((sorted.length - 1) / 2)] as (typeof runs)[number];
-      const kb = (value: number): number => round(value / 1000, 1);
-      const clientDetails = (count: WireCount, bytes: number): Record<string, unknown> => ({
-        wireKb: kb(count.wireBytes),
-        wireRatio: round(count.wireBytes / bytes, 3),
-        messageKb: kb(count.messageBytes),
-        messageRatio: round(count.messageBytes / bytes, 3),
-        messages: count.messages,
-        kbByType: Object.fromEntries(Object.entries(count.byType).sort((a, b) => b[1] - a[1]).map(([type, value]) => [type, kb(value)])),
-      });
-      return measuredFigure(wireDescription(chars), round(median(runs.map(ratio)), 3), STREAM_WIRE_TARGET, {
-        // The median run's figures.
-        replyKb: kb(middle.bytes),
-        charsPerSecond: charsPerSecond(pace),
-        deflateRatio: round(middle.deflate.wireBytes / middle.bytes, 3),
-        plainRatio: round(middle.plain.wireBytes / middle.bytes, 3),
-        deflate: clientDetails(middle.deflate, middle.bytes),
-        plain: clientDetails(middle.plain, middle.bytes),
-        ratios: runs.map((run) => round(ratio(run), 3)),
-        check: problems.length === 0 ? "ok" : problems.join("; "),
-      });
-    } finally {
-      await Promise.all(clients.map((client) => client.close().catch(() => undefined)));
-    }
-  });
+    },
+  );
 }
 
 /** The figures, unwatched first (each on its own app: no events socket ever connected to the unwatched one). */

@@ -32,18 +32,13 @@ export async function loadCoreSubjects(): Promise<CoreSubjects> {
   return {
     decoder: await tryLoad("domain/session-decoder.ts", () => import("../../domain/session-decoder.ts")),
     projection: await tryLoad("projections/projection.ts", () => import("../../projections/projection.ts")),
-    summary: await tryLoad("projections/session-summary.projection.ts", () =>
-      import("../../projections/session-summary.projection.ts"),
-    ),
-    tree: await tryLoad("projections/session-tree.projection.ts", () =>
-      import("../../projections/session-tree.projection.ts"),
-    ),
-    transcript: await tryLoad("projections/transcript.projection.ts", () =>
-      import("../../projections/transcript.projection.ts"),
-    ),
+    summary: await tryLoad("projections/session-summary.projection.ts", () => import("../../projections/session-summary.projection.ts")),
+    tree: await tryLoad("projections/session-tree.projection.ts", () => import("../../projections/session-tree.projection.ts")),
+    transcript: await tryLoad("projections/transcript.projection.ts", () => import("../../projections/transcript.projection.ts")),
     fileFold: await tryLoad("adapters/projections/file-fold.ts", () => import("../../adapters/projections/file-fold.ts")),
-    reader: await tryLoad("adapters/session-files/session-file-reader.ts", () =>
-      import("../../adapters/session-files/session-file-reader.ts"),
+    reader: await tryLoad(
+      "adapters/session-files/session-file-reader.ts",
+      () => import("../../adapters/session-files/session-file-reader.ts"),
     ),
   };
 }

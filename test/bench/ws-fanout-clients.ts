@@ -73,7 +73,8 @@ export function streamedChars(event: Record<string, unknown>): number {
   const deltas = event["deltas"];
   if (!Array.isArray(deltas)) return 0;
   let chars = 0;
-  for (const delta of deltas) if (isRecord(delta) && delta["kind"] === "text" && typeof delta["text"] === "string") chars += delta["text"].length;
+  for (const delta of deltas)
+    if (isRecord(delta) && delta["kind"] === "text" && typeof delta["text"] === "string") chars += delta["text"].length;
   return chars;
 }
 
@@ -124,8 +125,11 @@ function onMessage(client: Client, message: Record<string, unknown>, at: number,
       break;
     case "session_delta": {
       const transcript = isRecord(data["transcript"]) ? data["transcript"] : {};
-      const replaced = Array.isArray(transcript["replaced"]) ? (transcript["replaced"] as unknown[]).map((pair) => (Array.isArray(pair) ? pair[1] : null)) : [];
-      for (const text of assistantTexts([...replaced, ...(Array.isArray(transcript["appended"]) ? transcript["appended"] : [])])) client.persisted.add(text);
+      const replaced = Array.isArray(transcript["replaced"])
+        ? (transcript["replaced"] as unknown[]).map((pair) => (Array.isArray(pair) ? pair[1] : null))
+        : [];
+      for (const text of assistantTexts([...replaced, ...(Array.isArray(transcript["appended"]) ? transcript["appended"] : [])]))
+        client.persisted.add(text);
       break;
     }
     case "session_unavailable":

@@ -262,7 +262,11 @@ export async function benchWsFanout(options: WsFanoutOptions): Promise<Record<Ws
   let clients: ClientProcess | null = null;
   let subscription: Subscription | null = null;
   try {
-    app = await buildBenchApp(dirs, replies.map((reply) => reply.turn), { tokenSize: 1, tokensPerSecond });
+    app = await buildBenchApp(
+      dirs,
+      replies.map((reply) => reply.turn),
+      { tokenSize: 1, tokensPerSecond },
+    );
     await app.leyline.readSide.ready();
     let sessionId: string | null = null;
     const watched = watchStream(app, () => sessionId);
@@ -301,7 +305,9 @@ export async function benchWsFanout(options: WsFanoutOptions): Promise<Record<Ws
       const wallMs = monotonicMs() - wallStart;
       const report = await clients.ask({ type: "report" }, "report", 60_000);
       const emitted = stream.emitted;
-      const latenciesMs = report.receipts.flatMap((receipts) => receipts.slice(0, emitted.length).map((at, k) => at - (emitted[k] as number)));
+      const latenciesMs = report.receipts.flatMap((receipts) =>
+        receipts.slice(0, emitted.length).map((at, k) => at - (emitted[k] as number)),
+      );
       const average = (values: readonly number[]): number => values.reduce((sum, v) => sum + v, 0) / Math.max(1, values.length);
       results.push({
         clients: run.clients,
@@ -320,7 +326,9 @@ export async function benchWsFanout(options: WsFanoutOptions): Promise<Record<Ws
         bytesPerClient: average(report.bytes),
       });
       if (stream.emittedChars !== reply.text.length) {
-        throw new Error(`${run.name}: the runtime streamed ${stream.emittedChars} characters in ${events} stream_delta events, expected ${reply.text.length}`);
+        throw new Error(
+          `${run.name}: the runtime streamed ${stream.emittedChars} characters in ${events} stream_delta events, expected ${reply.text.length}`,
+        );
       }
     }
     return figures(results[1] as RunResult, results[2] as RunResult, tokensPerSecond, options.deltas);
@@ -360,10 +368,14 @@ function checkOf(runs: readonly RunResult[]): string {
     const found: string[] = [];
     if (run.events === 0) found.push(`${run.clients} clients: no stream_delta event`);
     if (run.delivered.some((count) => count !== run.events)) {
-      found.push(`${run.clients} clients: delivered ${Math.min(...run.delivered)}..${Math.max(...run.delivered)} of ${run.events} stream_delta events`);
+      found.push(
+        `${run.clients} clients: delivered ${Math.min(...run.delivered)}..${Math.max(...run.delivered)} of ${run.events} stream_delta events`,
+      );
     }
     if (run.deliveredChars.some((chars) => chars !== run.chars)) {
-      found.push(`${run.clients} clients: received ${Math.min(...run.deliveredChars)}..${Math.max(...run.deliveredChars)} of ${run.chars} characters`);
+      found.push(
+        `${run.clients} clients: received ${Math.min(...run.deliveredChars)}..${Math.max(...run.deliveredChars)} of ${run.chars} characters`,
+      );
     }
     const incomplete = run.complete.filter((complete) => !complete).length;
     if (incomplete > 0) found.push(`${run.clients} clients: ${incomplete} without agent_end or the persisted reply`);

@@ -17,7 +17,10 @@ import { PI_074_SESSION_FIXTURES_DIR } from "../support/fixtures.ts";
 const expected = JSON.parse(fs.readFileSync(path.join(PI_074_SESSION_FIXTURES_DIR, "expected.json"), "utf8")) as Record<string, unknown>;
 
 describe("files written by pi 0.74", () => {
-  const files = fs.readdirSync(PI_074_SESSION_FIXTURES_DIR).filter((name) => name.endsWith(".jsonl")).sort();
+  const files = fs
+    .readdirSync(PI_074_SESSION_FIXTURES_DIR)
+    .filter((name) => name.endsWith(".jsonl"))
+    .sort();
 
   it("are the corpus the expectations were written for", () => {
     expect(files).toEqual(Object.keys(expected).sort());

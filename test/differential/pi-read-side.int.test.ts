@@ -381,9 +381,7 @@ describe("Leyline read side agrees with pi on SDK-written sessions", () => {
       expect(kinds, `no ${kind} entry in the corpus`).toContain(kind);
     }
     const stopReasons = new Set(
-      all.flatMap((entry) =>
-        entry.type === "message" && entry.message.role === "assistant" ? [entry.message.stopReason] : [],
-      ),
+      all.flatMap((entry) => (entry.type === "message" && entry.message.role === "assistant" ? [entry.message.stopReason] : [])),
     );
     expect([...stopReasons].sort()).toEqual(["aborted", "error", "stop", "toolUse"]);
     const toolNames = new Set(
@@ -419,12 +417,7 @@ describe("Leyline read side agrees with pi on SDK-written sessions", () => {
     const piPaths = listing.map((info) => info.path).sort();
     diffValues([...corpus.files].sort(), piPaths, "paths (leyline = files in the sessions folder)", failures);
     const oursByPath = corpus.files.map((file) => ours.get(file)?.summary ?? null);
-    diffValues(
-      oursByPath.map((summary) => (summary === null ? null : summary.path)).sort(),
-      piPaths,
-      "paths with a summary",
-      failures,
-    );
+    diffValues(oursByPath.map((summary) => (summary === null ? null : summary.path)).sort(), piPaths, "paths with a summary", failures);
     for (const info of listing) {
       const summary = ours.get(info.path)?.summary;
       if (!summary) {
@@ -441,7 +434,12 @@ describe("Leyline read side agrees with pi on SDK-written sessions", () => {
   it("finds the same active branch as getBranch()", () => {
     compareEachFile("active branch", (_file, mine, theirs, out) => {
       const expected = theirs.manager.getBranch().map((entry) => theirs.toOurs.get(entry.id) ?? `pi:${entry.id}`);
-      diffValues(activeBranch(mine.tree).map((entry) => entry.id), expected, "activeBranch ids", out);
+      diffValues(
+        activeBranch(mine.tree).map((entry) => entry.id),
+        expected,
+        "activeBranch ids",
+        out,
+      );
       diffValues(mine.tree.leafId, theirs.toOurs.get(theirs.manager.getLeafId() ?? "") ?? null, "leafId", out);
     });
   });
@@ -452,7 +450,12 @@ describe("Leyline read side agrees with pi on SDK-written sessions", () => {
       for (const entry of theirs.entries) {
         const ourId = theirs.toOurs.get(entry.id) as string;
         const expected = theirs.manager.getBranch(entry.id).map((e) => theirs.toOurs.get(e.id) ?? `pi:${e.id}`);
-        diffValues(pathTo(mine.tree, ourId).map((e) => e.id), expected, `pathTo(${ourId})`, out);
+        diffValues(
+          pathTo(mine.tree, ourId).map((e) => e.id),
+          expected,
+          `pathTo(${ourId})`,
+          out,
+        );
       }
     });
   });
@@ -501,7 +504,11 @@ describe("Leyline read side agrees with pi on SDK-written sessions", () => {
       if (theirs.alignmentError) return;
       const transcript = selectTranscript(rebuild(transcriptProjection, mine.records));
       const byId = new Map(transcript.map((entry) => [entry.id, entry]));
-      const byResult = new Map(transcript.flatMap((entry) => (entry.type === "tool" && entry.resultEntryId !== null ? [[entry.resultEntryId, entry] as const] : [])));
+      const byResult = new Map(
+        transcript.flatMap((entry) =>
+          entry.type === "tool" && entry.resultEntryId !== null ? [[entry.resultEntryId, entry] as const] : [],
+        ),
+      );
       for (const projected of buildSessionProjection(theirs.entries, theirs.manager.getLeafId()).entries) {
         const source = projected.sourceEntry;
         const id = theirs.toOurs.get(source.id) as string;
@@ -522,7 +529,8 @@ describe("Leyline read side agrees with pi on SDK-written sessions", () => {
         }
         if (entry.text !== seen) out.push(`${id}: text leyline=${show(entry.text)} model sees ${show(seen)}`);
         const omitted = projected.messages.length === 0;
-        if (omitted !== (entry.contextEdit?.kind === "omitted")) out.push(`${id}: omitted=${omitted} but contextEdit=${show(entry.contextEdit)}`);
+        if (omitted !== (entry.contextEdit?.kind === "omitted"))
+          out.push(`${id}: omitted=${omitted} but contextEdit=${show(entry.contextEdit)}`);
         if (entry.contextEdit) edited++;
       }
     });
@@ -541,9 +549,22 @@ describe("Leyline read side agrees with pi on SDK-written sessions", () => {
       fs.writeFileSync(copy, fs.readFileSync(file));
       const session = await harness.createSession({ sessionManager: harness.pi.SessionManager.open(copy, copiesDir), bind: false });
       const stats = session.getSessionStats();
-      const theirs = { input: stats.tokens.input, output: stats.tokens.output, cacheRead: stats.tokens.cacheRead, cacheWrite: stats.tokens.cacheWrite, totalTokens: stats.tokens.total };
-      const ourTokens = { input: mine.input, output: mine.output, cacheRead: mine.cacheRead, cacheWrite: mine.cacheWrite, totalTokens: mine.totalTokens };
-      if (JSON.stringify(ourTokens) !== JSON.stringify(theirs)) failures.push(`${path.basename(file)}: tokens leyline=${show(ourTokens)} pi=${show(theirs)}`);
+      const theirs = {
+        input: stats.tokens.input,
+        output: stats.tokens.output,
+        cacheRead: stats.tokens.cacheRead,
+        cacheWrite: stats.tokens.cacheWrite,
+        totalTokens: stats.tokens.total,
+      };
+      const ourTokens = {
+        input: mine.input,
+        output: mine.output,
+        cacheRead: mine.cacheRead,
+        cacheWrite: mine.cacheWrite,
+        totalTokens: mine.totalTokens,
+      };
+      if (JSON.stringify(ourTokens) !== JSON.stringify(theirs))
+        failures.push(`${path.basename(file)}: tokens leyline=${show(ourTokens)} pi=${show(theirs)}`);
       if (Math.abs(mine.cost - stats.cost) > 1e-12) failures.push(`${path.basename(file)}: cost leyline=${mine.cost} pi=${stats.cost}`);
     }
     expect(failures, failures.join("\n")).toEqual([]);

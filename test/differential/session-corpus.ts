@@ -63,10 +63,7 @@ function lastEntryOfType(session: AgentSession, predicate: (entry: SessionEntry)
 }
 
 function isUserMessage(text: string): (entry: SessionEntry) => boolean {
-  return (entry) =>
-    entry.type === "message" &&
-    entry.message.role === "user" &&
-    JSON.stringify(entry.message.content).includes(text);
+  return (entry) => entry.type === "message" && entry.message.role === "user" && JSON.stringify(entry.message.content).includes(text);
 }
 
 function isAssistant(entry: SessionEntry): boolean {
@@ -226,7 +223,14 @@ async function populate(harness: PiHarness): Promise<SessionCorpus> {
   // context edits (as pi's auto-retry writes them: the failed attempt and its tool result omitted; and a
   // replacement an extension would write), each followed by a turn that sees them.
   const manager = main.sessionManager;
-  const warmUsage = { input: 1200, output: 1, cacheRead: 0, cacheWrite: 1200, totalTokens: 2401, cost: { input: 0.0012, output: 0.00001, cacheRead: 0, cacheWrite: 0.0015, total: 0.00271 } };
+  const warmUsage = {
+    input: 1200,
+    output: 1,
+    cacheRead: 0,
+    cacheWrite: 1200,
+    totalTokens: 2401,
+    cost: { input: 0.0012, output: 0.00001, cacheRead: 0, cacheWrite: 0.0015, total: 0.00271 },
+  };
   manager.appendUsage("cache_warm", harness.provider, "faux-b", warmUsage, "extension override");
   faux.setResponses([
     say([ai.fauxText("Trying the file."), ai.fauxToolCall("read", { path: "missing.txt" }, { id: "call-read-missing" })], "toolUse"),
@@ -234,7 +238,10 @@ async function populate(harness: PiHarness): Promise<SessionCorpus> {
   ]);
   await main.prompt("Read missing.txt, please.");
   expectQueueDrained(harness, "prompt 9");
-  const attempt = lastEntryOfType(main, (entry) => entry.type === "message" && entry.message.role === "assistant" && entry.message.stopReason === "toolUse");
+  const attempt = lastEntryOfType(
+    main,
+    (entry) => entry.type === "message" && entry.message.role === "assistant" && entry.message.stopReason === "toolUse",
+  );
   const attemptResult = lastEntryOfType(main, (entry) => entry.type === "message" && entry.message.role === "toolResult");
   manager.appendContextEdit(attempt.id, null);
   manager.appendContextEdit(attemptResult.id, null);

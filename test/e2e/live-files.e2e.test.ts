@@ -58,7 +58,11 @@ describe("the workbench follows session files another process writes", { timeout
           startMs: start + i * 60_000,
         });
       }
-      const [big] = generateSessionSeries({ dir: path.join(dirs.sessionsDir, sessionFolderName(dirs.projectDir)), seed: 11, bytes: [40 * 1024 * 1024] });
+      const [big] = generateSessionSeries({
+        dir: path.join(dirs.sessionsDir, sessionFolderName(dirs.projectDir)),
+        seed: 11,
+        bytes: [40 * 1024 * 1024],
+      });
       if (big === undefined) throw new Error("no large session");
       large = (JSON.parse(fs.readFileSync(big.path, "utf8").split("\n", 1)[0] as string) as { id: string }).id;
       open = writeSeedSession(dirs.sessionsDir, {
@@ -104,7 +108,10 @@ describe("the workbench follows session files another process writes", { timeout
       console.log(`live-files: transcript delays ${delays.map((d) => `${d} ms`).join(", ")}; new session listed after ${listDelay} ms`);
 
       // The new session opens from the sidebar, with its transcript.
-      await page.locator(`${dt("session-item")}[data-session-id="${created.sessionId}"]`).first().click();
+      await page
+        .locator(`${dt("session-item")}[data-session-id="${created.sessionId}"]`)
+        .first()
+        .click();
       await waitForMessage(page, "assistant", `Reply to: ${title}`);
       await page.setViewportSize({ width: 390, height: 844 });
       await page.screenshot({ path: path.join(SCREENSHOTS_DIR, "live-files-390.png") });

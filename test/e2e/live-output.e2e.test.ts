@@ -24,7 +24,12 @@ describe("live output in a browser", { timeout: FLOW_TIMEOUT_MS }, () => {
     turns: TURNS,
     // pi writes a `!` command's entry only into a session it has saved: the command runs in a recorded one.
     seed: (dirs) => {
-      seeded = writeSeedSession(dirs.sessionsDir, { cwd: dirs.projectDir, name: "Shell work", messages: ["Ready?", "Ready."], startMs: Date.now() - 3_600_000 });
+      seeded = writeSeedSession(dirs.sessionsDir, {
+        cwd: dirs.projectDir,
+        name: "Shell work",
+        messages: ["Ready?", "Ready."],
+        startMs: Date.now() - 3_600_000,
+      });
     },
   });
 

@@ -26,7 +26,16 @@ function writePi1Session(sessionsDir: string, cwd: string): string {
   let at = Date.now() - 600_000;
   const next = (): number => (at += 1000);
   const assistant = (content: unknown[], stopReason: "stop" | "toolUse") =>
-    ({ role: "assistant", content, api: "faux", provider: "faux", model: "faux-1", usage: usage(1000, 40, 0.0021), stopReason, timestamp: next() }) as never;
+    ({
+      role: "assistant",
+      content,
+      api: "faux",
+      provider: "faux",
+      model: "faux-1",
+      usage: usage(1000, 40, 0.0021),
+      stopReason,
+      timestamp: next(),
+    }) as never;
   manager.appendModelChange("faux", "faux-1");
   manager.appendMessage({
     role: "system",
@@ -37,7 +46,13 @@ function writePi1Session(sessionsDir: string, cwd: string): string {
   } as never);
   manager.appendMessage({ role: "user", content: [{ type: "text", text: "Read the release notes." }], timestamp: next() });
   const attemptId = manager.appendMessage(
-    assistant([{ type: "text", text: "Reading NOTES.md first." }, { type: "toolCall", id: "call-1", name: "read", arguments: { path: "NOTES.md" } }], "toolUse"),
+    assistant(
+      [
+        { type: "text", text: "Reading NOTES.md first." },
+        { type: "toolCall", id: "call-1", name: "read", arguments: { path: "NOTES.md" } },
+      ],
+      "toolUse",
+    ),
   );
   const resultId = manager.appendMessage({
     role: "toolResult",

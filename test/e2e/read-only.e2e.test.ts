@@ -200,11 +200,13 @@ describe("viewing sessions in the browser", { timeout: 600_000 }, () => {
     console.log(`read-only e2e: time to transcript ${JSON.stringify(summary)}`);
     const health = (await (await fetch(`${server.url}/api/health`)).json()) as { activeWorkers: number };
     // No worker but the server's spare, still the same process: a spare taken to open a runtime is replaced.
-    expect.soft({
-      workersStarted: [...workersSeen].filter((pid) => pid !== sparePid).length,
-      spare: sparePid !== null && server.app.leyline.host.spareWorker()?.pid === sparePid ? "unchanged" : "replaced",
-      activeWorkers: health.activeWorkers,
-    }).toEqual({ workersStarted: 0, spare: "unchanged", activeWorkers: 0 });
+    expect
+      .soft({
+        workersStarted: [...workersSeen].filter((pid) => pid !== sparePid).length,
+        spare: sparePid !== null && server.app.leyline.host.spareWorker()?.pid === sparePid ? "unchanged" : "replaced",
+        activeWorkers: health.activeWorkers,
+      })
+      .toEqual({ workersStarted: 0, spare: "unchanged", activeWorkers: 0 });
     expect.soft([...new Set(writeRequests)]).toEqual([]);
     expect.soft(diffSnapshots(live().before, snapshotTree(server.agentDir))).toEqual([]);
   });

@@ -70,11 +70,21 @@ describe("render budgets in a browser", { timeout: FLOW_TIMEOUT_MS }, () => {
       const now = Date.now();
       for (const topic of ["tides", "glaciers", "volcanoes", "deserts"]) {
         const messages = conversation(topic, 6);
-        const { id } = writeSeedSession(dirs.sessionsDir, { cwd: dirs.projectDir, name: `Notes on ${topic}`, messages, startMs: now - 3_600_000 });
+        const { id } = writeSeedSession(dirs.sessionsDir, {
+          cwd: dirs.projectDir,
+          name: `Notes on ${topic}`,
+          messages,
+          startMs: now - 3_600_000,
+        });
         seeded.push({ id, last: `Answer 3 about ${topic}: a short paragraph` });
       }
       const messages = conversation("a very long session", BIG_ENTRY_COUNT);
-      const written = writeSeedSession(dirs.sessionsDir, { cwd: dirs.projectDir, name: "Ten thousand entries", messages, startMs: now - 7_200_000 });
+      const written = writeSeedSession(dirs.sessionsDir, {
+        cwd: dirs.projectDir,
+        name: "Ten thousand entries",
+        messages,
+        startMs: now - 7_200_000,
+      });
       big = { id: written.id, last: `Answer ${BIG_ENTRY_COUNT / 2} about a very long session: a short paragraph` };
     },
   });

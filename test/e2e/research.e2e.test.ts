@@ -16,7 +16,15 @@ import type { FauxTurn } from "../../adapters/runtime-protocol/faux-script.ts";
 import { HOSTILE, RESEARCH_SESSION_ID, writeResearchSession } from "../support/research-session.ts";
 import { apiJson, createSession, e2eSuite, FLOW_TIMEOUT_MS } from "./support/e2e-suite.ts";
 import { sessionFolderName } from "./support/session-seed.ts";
-import { dt, overflowingRight, sameRowProblem, sendPrompt, sidebarRowProblems, waitForMessage, waitForSessionUrl } from "./support/workbench-page.ts";
+import {
+  dt,
+  overflowingRight,
+  sameRowProblem,
+  sendPrompt,
+  sidebarRowProblems,
+  waitForMessage,
+  waitForSessionUrl,
+} from "./support/workbench-page.ts";
 
 const OBJECTIVE = "Research objective: how much did European heat pump sales grow in 2022?";
 const MATCH = "how much did European heat pump sales grow";
@@ -81,8 +89,14 @@ const TURNS: FauxTurn[] = [
   },
   // One researcher per call: ledger ids follow registration order, and two parallel workers would finish in
   // either order (t1's sources get 1 and 2, t2's source gets 3).
-  { match: MATCH, toolCalls: [{ name: "subagent", arguments: { agent: "researcher", task: "t1: Collect EHPA heat pump sales figures for 2022" } }] },
-  { match: MATCH, toolCalls: [{ name: "subagent", arguments: { agent: "researcher", task: "t2: Find the IEA analysis of heat pump growth in 2022" } }] },
+  {
+    match: MATCH,
+    toolCalls: [{ name: "subagent", arguments: { agent: "researcher", task: "t1: Collect EHPA heat pump sales figures for 2022" } }],
+  },
+  {
+    match: MATCH,
+    toolCalls: [{ name: "subagent", arguments: { agent: "researcher", task: "t2: Find the IEA analysis of heat pump growth in 2022" } }],
+  },
   {
     match: "Collect EHPA heat pump sales figures",
     text: researchResult("t1", "Industry figures", "EHPA reports 38% growth in 2022; a blog claims sales tripled.", [
@@ -129,10 +143,11 @@ describe("a research session in the browser", { timeout: FLOW_TIMEOUT_MS }, () =
     const panel = page.locator(dt("research-panel"));
     await panel.locator(dt("phase-bar", { "data-phase": "report" })).waitFor();
     expect(await panel.locator(dt("research-status")).getAttribute("data-state")).toBe("complete");
-    expect(await panel.locator(dt("thread-chip")).evaluateAll((els) => els.map((el) => `${el.getAttribute("data-thread-id")}:${el.getAttribute("data-status")}`))).toEqual([
-      "T1:done",
-      "T2:error",
-    ]);
+    expect(
+      await panel
+        .locator(dt("thread-chip"))
+        .evaluateAll((els) => els.map((el) => `${el.getAttribute("data-thread-id")}:${el.getAttribute("data-status")}`)),
+    ).toEqual(["T1:done", "T2:error"]);
     const artifact = panel.locator(dt("report-artifact", { "data-state": "ready" }));
     await artifact.waitFor();
     // Verdicts from the backend's support check mark the rendered citations.
@@ -198,10 +213,9 @@ describe("a research session in the browser", { timeout: FLOW_TIMEOUT_MS }, () =
 
     // Threads: both researchers done, each with its sources and a link to its child session.
     const chips = panel.locator(dt("thread-chip"));
-    await expect.poll(() => chips.evaluateAll((els) => els.map((el) => `${el.getAttribute("data-thread-id")}:${el.getAttribute("data-status")}`))).toEqual([
-      "t1:done",
-      "t2:done",
-    ]);
+    await expect
+      .poll(() => chips.evaluateAll((els) => els.map((el) => `${el.getAttribute("data-thread-id")}:${el.getAttribute("data-status")}`)))
+      .toEqual(["t1:done", "t2:done"]);
     await panel.locator(dt("thread-chip", { "data-thread-id": "t1" })).click();
     const inspector = panel.locator(dt("subagent-inspector"));
     await inspector.waitFor();

@@ -33,7 +33,12 @@ describe("reset to here and Undo in a browser", { timeout: FLOW_TIMEOUT_MS }, ()
   const suite = e2eSuite({
     turns: [],
     seed: (dirs) => {
-      seeded = writeSeedSession(dirs.sessionsDir, { cwd: dirs.projectDir, name: "Noble gases", messages: MESSAGES, startMs: Date.now() - 3_600_000 });
+      seeded = writeSeedSession(dirs.sessionsDir, {
+        cwd: dirs.projectDir,
+        name: "Noble gases",
+        messages: MESSAGES,
+        startMs: Date.now() - 3_600_000,
+      });
     },
   });
 
@@ -49,7 +54,11 @@ describe("reset to here and Undo in a browser", { timeout: FLOW_TIMEOUT_MS }, ()
     const dialog = page.locator("[role=alertdialog]");
     await page.locator(`${dt("confirm-ok")}:not([disabled])`).waitFor();
     // the words come from the server's read-only preview of this file
-    const preview = await apiJson<Preview>(server, "GET", `/api/pi/sessions/${encodeURIComponent(seeded.id)}/reset-preview?entryId=${entryId}`);
+    const preview = await apiJson<Preview>(
+      server,
+      "GET",
+      `/api/pi/sessions/${encodeURIComponent(seeded.id)}/reset-preview?entryId=${entryId}`,
+    );
     expect(preview.removedMessageCount).toBe(4);
     const entries = preview.removedEntryCount === 1 ? "1 entry" : `${preview.removedEntryCount} entries`;
     expect(await dialog.locator(".message").textContent()).toBe(

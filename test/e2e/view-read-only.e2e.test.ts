@@ -174,7 +174,12 @@ describe("viewing sessions in a browser is read-only", { timeout: FLOW_TIMEOUT_M
     // Acting started exactly this session's runtime and wrote only its file.
     expect(server.app.leyline.host.get(acted.id)).toBeDefined();
     expect(server.app.leyline.host.get(viewed.id)).toBeUndefined();
-    expect(changedFiles(others, server.sessionFiles().filter((file) => file !== acted.file))).toEqual([]);
+    expect(
+      changedFiles(
+        others,
+        server.sessionFiles().filter((file) => file !== acted.file),
+      ),
+    ).toEqual([]);
     expect(browser.errors).toEqual([]);
   });
 
@@ -196,7 +201,8 @@ describe("viewing sessions in a browser is read-only", { timeout: FLOW_TIMEOUT_M
       // Entry actions that would run pi in the missing folder are not offered; copying is.
       await prompt.hover();
       expect(await prompt.locator(dt("entry-copy")).isVisible()).toBe(true);
-      for (const action of ["entry-fork", "entry-reset", "entry-edit"]) expect(await prompt.locator(dt(action)).isVisible(), action).toBe(false);
+      for (const action of ["entry-fork", "entry-reset", "entry-edit"])
+        expect(await prompt.locator(dt(action)).isVisible(), action).toBe(false);
       await browser.screenshots("view-04-folder-gone");
       expect(recorder.writes).toEqual([]);
       expect(await activeWorkers()).toBe(workersBefore);
@@ -222,7 +228,12 @@ describe("viewing sessions in a browser is read-only", { timeout: FLOW_TIMEOUT_M
     const fallback = page.locator(dt("model-fallback"));
     await fallback.waitFor();
     expect(await fallback.textContent()).toBe("faux-1 instead of claude-opus-4-5 (not available here)");
-    expect(await page.locator(`${dt("transcript")} ${dt("entry", { "data-entry-type": "system" })}`).filter({ hasText: "claude-opus-4-5" }).count()).toBe(1);
+    expect(
+      await page
+        .locator(`${dt("transcript")} ${dt("entry", { "data-entry-type": "system" })}`)
+        .filter({ hasText: "claude-opus-4-5" })
+        .count(),
+    ).toBe(1);
     await browser.screenshots("view-05-upgraded-with-fallback");
     // The original copy exists where the notice says.
     const trash = path.join(server.agentDir, "leyline-trash");

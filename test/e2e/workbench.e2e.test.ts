@@ -253,7 +253,14 @@ describe("the workbench in a browser", { timeout: FLOW_TIMEOUT_MS }, () => {
     await waitForMessage(page, "user", "What is a heat pump?");
     await waitForMessage(page, "assistant", "moves heat from a cold place");
     expect(await page.locator(dt("transcript")).textContent()).not.toContain("three to four units of heat");
-    await expect.poll(() => page.locator(dt("sidebar")).locator(dt("session-item", { "data-session-id": forkId })).count()).toBe(1);
+    await expect
+      .poll(() =>
+        page
+          .locator(dt("sidebar"))
+          .locator(dt("session-item", { "data-session-id": forkId }))
+          .count(),
+      )
+      .toBe(1);
     // A fork is a session of its own: top-level with a hint, not nested like a subagent session.
     const forkItem = page.locator(dt("sidebar")).locator(dt("session-item", { "data-session-id": forkId }));
     expect(await page.locator(`${dt("subagent-children")} ${dt("session-item", { "data-session-id": forkId })}`).count()).toBe(0);

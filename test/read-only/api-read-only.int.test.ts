@@ -109,7 +109,20 @@ describe("viewing every session through the API", { timeout: 600_000 }, () => {
     expect(diagnostics.sessionIndex).toMatchObject({ filesOnDisk: sessions.length, indexed: sessions.length, invalid: 0 });
     const kinds = new Set(sessions.map((s) => s.kind));
     expect([...kinds].sort()).toEqual(
-      expect.arrayContaining(["pi-sdk-main", "pi-sdk", "pi-sdk-fork", "v1", "v1-runnable", "v2", "cli-no-thinking", "research", "foreign-models", "cwd-gone", "generated", "generated-subagent"]),
+      expect.arrayContaining([
+        "pi-sdk-main",
+        "pi-sdk",
+        "pi-sdk-fork",
+        "v1",
+        "v1-runnable",
+        "v2",
+        "cli-no-thinking",
+        "research",
+        "foreign-models",
+        "cwd-gone",
+        "generated",
+        "generated-subagent",
+      ]),
     );
 
     const list = await get(server, "/api/pi/sessions");
@@ -199,7 +212,8 @@ describe("viewing every session through the API", { timeout: 600_000 }, () => {
         headers: { "content-type": "application/json" },
         body: JSON.stringify({ id: session.id }),
       });
-      if (response.status !== 200) failures.push(`${session.kind}: POST /api/pi/active-session → ${response.status} ${(await response.text()).slice(0, 300)}`);
+      if (response.status !== 200)
+        failures.push(`${session.kind}: POST /api/pi/active-session → ${response.status} ${(await response.text()).slice(0, 300)}`);
     }
     expect(failures).toEqual([]);
     // Let the index see whatever pi wrote, then compare what the page would show now.
@@ -231,7 +245,9 @@ describe("viewing every session through the API", { timeout: 600_000 }, () => {
       const original = start.files.get(rel);
       if (!changes.some((change) => change.startsWith(`${rel}: `))) continue;
       // Upgraded: a byte-identical copy of the original is in leyline-trash.
-      const copies = [...snapshotTree(server.agentDir).files].filter(([name, state]) => name.startsWith("leyline-trash/") && state.sha256 === original?.sha256);
+      const copies = [...snapshotTree(server.agentDir).files].filter(
+        ([name, state]) => name.startsWith("leyline-trash/") && state.sha256 === original?.sha256,
+      );
       expect.soft(copies.length, `a byte copy of ${rel} in leyline-trash`).toBeGreaterThan(0);
     }
 

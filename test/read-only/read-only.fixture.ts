@@ -207,7 +207,10 @@ export function installReadOnlyAgentDir(template: PiCorpusTemplate, layout: Read
   for (const file of listJsonl(sessionsDir).sort()) {
     if (before.has(file)) continue;
     const text = fs.readFileSync(file, "utf8");
-    add(file, text.includes('"leyline-subagent"') ? "generated-subagent" : text.includes('"leyline-research"') ? "generated-research" : "generated");
+    add(
+      file,
+      text.includes('"leyline-subagent"') ? "generated-subagent" : text.includes('"leyline-research"') ? "generated-research" : "generated",
+    );
   }
   return sessions;
 }

@@ -47,7 +47,14 @@ const URL_Y2 = "https://example.net/y2";
 const URL_Z = "https://example.net/z";
 
 /** A lead with one thread: plan, one researcher, `beforeReport` calls, the checkpoint and `report`. */
-function oneThreadRun(lead: string, thread: { id: string; task: string }, answer: string, beforeReport: FauxTurn[], cited: number[], report: string): FauxTurn[] {
+function oneThreadRun(
+  lead: string,
+  thread: { id: string; task: string },
+  answer: string,
+  beforeReport: FauxTurn[],
+  cited: number[],
+  report: string,
+): FauxTurn[] {
   return [
     planTurn(lead, [{ id: thread.id, title: thread.id, task: thread.task }]),
     researchersTurn(lead, [thread]),
@@ -132,7 +139,11 @@ afterAll(async () => {
 });
 
 /** Creates a research session in `cwd`, prompts `lead` and waits until the run ended with `check`. */
-async function run(cwd: string, lead: string, check: (state: ResearchState) => boolean): Promise<{ id: string; file: string; state: ResearchState }> {
+async function run(
+  cwd: string,
+  lead: string,
+  check: (state: ResearchState) => boolean,
+): Promise<{ id: string; file: string; state: ResearchState }> {
   const { id, file } = await createResearchSession(app, cwd);
   const watch = await watchSession(research.eventsUrl, id);
   const since = watch.mark();
@@ -158,13 +169,21 @@ async function expectReportError(cwd: string, lead: string, message: string): Pr
 
 describe("research runs that end in a report error", () => {
   it("an invalid numeric citation", { timeout: 120_000 }, async () => {
-    const { state } = await expectReportError(projectDir(suite.dirs, "invalid"), INVALID, "Citation [7](https://nowhere.example/x) names no ledger source 7");
+    const { state } = await expectReportError(
+      projectDir(suite.dirs, "invalid"),
+      INVALID,
+      "Citation [7](https://nowhere.example/x) names no ledger source 7",
+    );
     expect(state.error).not.toContain(`[1](${URL_X})`);
     expect(state.sources.map((s) => [s.id, s.url])).toEqual([[1, URL_X]]);
   });
 
   it("a citation of a source the lead excluded", { timeout: 120_000 }, async () => {
-    const { state, file } = await expectReportError(projectDir(suite.dirs, "excluded"), EXCLUDED, `Citation [2](${URL_Y2}) cites excluded source 2`);
+    const { state, file } = await expectReportError(
+      projectDir(suite.dirs, "excluded"),
+      EXCLUDED,
+      `Citation [2](${URL_Y2}) cites excluded source 2`,
+    );
     expect(state.sources.map((s) => [s.id, s.status, s.exclusionReason])).toEqual([
       [1, "cited", ""],
       [2, "excluded", "paywalled and unverifiable"],
@@ -172,19 +191,31 @@ describe("research runs that end in a report error", () => {
     // the checkpoint already left the excluded source out of the intended citations, and said so
     expect(state.citedSourceIds).toEqual([1]);
     const updates = toolResultsOf(file, "research_update").map((r) => r.text);
-    expect(updates.find((text) => text.startsWith("Source 2 excluded"))).toBe("Source 2 excluded (paywalled and unverifiable). Do not cite it.");
-    expect(updates.find((text) => text.startsWith("Report checkpoint recorded"))).toContain("Left out of citedSourceIds (not a usable ledger source): 2.");
+    expect(updates.find((text) => text.startsWith("Source 2 excluded"))).toBe(
+      "Source 2 excluded (paywalled and unverifiable). Do not cite it.",
+    );
+    expect(updates.find((text) => text.startsWith("Report checkpoint recorded"))).toContain(
+      "Left out of citedSourceIds (not a usable ledger source): 2.",
+    );
   });
 
   it("no citation although usable sources exist", { timeout: 120_000 }, async () => {
-    const { state } = await expectReportError(projectDir(suite.dirs, "none"), NONE, "The report has no valid numeric citation of the 1 usable ledger source");
+    const { state } = await expectReportError(
+      projectDir(suite.dirs, "none"),
+      NONE,
+      "The report has no valid numeric citation of the 1 usable ledger source",
+    );
     expect(state.sourceCount).toBe(1);
   });
 });
 
 describe("a research run at the ledger's limits", () => {
   it("keeps 20 sources of one result and 60 per session, and reports the rest", { timeout: 180_000 }, async () => {
-    const { id, file, state } = await run(limitsCwd, LIMITS, (s) => s.threads.length === 4 && s.threads.every((t) => t.status === "done" || t.status === "error"));
+    const { id, file, state } = await run(
+      limitsCwd,
+      LIMITS,
+      (s) => s.threads.length === 4 && s.threads.every((t) => t.status === "done" || t.status === "error"),
+    );
     expect(state.threads.map((t) => [t.id, t.status, t.error])).toEqual(LIMIT_THREADS.map((t) => [t.id, "done", ""]));
     expect(state).toMatchObject({ status: "running", phase: "gather", sourceCount: 60 });
     expect(state.sources).toHaveLength(60);
@@ -194,7 +225,9 @@ describe("a research run at the ledger's limits", () => {
     const [l1, l2, l3, l4] = state.threads;
     for (const thread of [l2, l3, l4]) {
       // each waited (read-only bash, not refused) until l1's sources were in
-      expect(toolResultsOf(thread?.childSession?.path ?? "", "bash")).toMatchObject([{ isError: false, text: expect.stringContaining("released") }]);
+      expect(toolResultsOf(thread?.childSession?.path ?? "", "bash")).toMatchObject([
+        { isError: false, text: expect.stringContaining("released") },
+      ]);
     }
     expect(l1?.sourceIds).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
     expect(state.sources.slice(0, 20).map((s) => s.url)).toEqual(manySources("a.example", 20).map((s) => s.url));

@@ -113,7 +113,9 @@ function leadToolCalls(file: string, toolName: string): string[] {
 
 /** The session ids of every `runtime_roster` the socket received. */
 function rosters(socket: EventCollector): string[][] {
-  return socket.messages.flatMap((message) => (message.type === "runtime_roster" ? [(message.data as { sessionIds: string[] }).sessionIds] : []));
+  return socket.messages.flatMap((message) =>
+    message.type === "runtime_roster" ? [(message.data as { sessionIds: string[] }).sessionIds] : [],
+  );
 }
 
 beforeAll(() => {
@@ -133,139 +135,174 @@ function threadRows(state: ResearchState): string[][] {
 }
 
 describe("a research run across server restarts", () => {
-  it("rebuilds the state from JSONL, re-runs interrupted workers once and never registers a source twice", { timeout: 300_000 }, async () => {
-    const cwd = projectDir(suite.dirs, "restart");
+  it(
+    "rebuilds the state from JSONL, re-runs interrupted workers once and never registers a source twice",
+    { timeout: 300_000 },
+    async () => {
+      const cwd = projectDir(suite.dirs, "restart");
 
-    // --- server A: r1 answers, r2 and r3 hang; the server stops ------------------------------------------
-    const a = await start([
-      planTurn(LEAD, THREADS),
-      // r2 names its model; the others inherit the lead's (faux-1)
-      leadCall(LEAD, "subagent", {
-        tasks: THREADS.map((t) => ({ agent: "researcher", task: `${t.id}: ${t.task}`, ...(t.id === "r2" ? { model: "faux/faux-2" } : {}) })),
-      }),
-      { match: LEAD, text: "unreachable: the server stops first" },
-      ...researcherTurns(
-        "r1: QUICK",
-        researchResultText("r1", "Quick", "Quick answer.", [
-          { url: URL_P, title: "P", claim: "p", evidence: "p" },
-          { url: URL_Q, title: "Q", claim: "q", evidence: "q" },
-        ]),
-      ),
-      ...blocked("r2: SLOW"),
-      ...blocked("r3: STUCK"),
-      ...blocked("r4: LOST"),
-    ]);
-    const eventsA = await watchAll(a);
-    const { id, file } = await createResearchSession(a.app, cwd);
-    await prompt(a.app, id, LEAD);
-    await bashWaiting(eventsA, 3, "r2, r3 and r4 wait in bash");
-    const midRun = await untilDetail(a.app, id, (state) => state.threads[0]?.status === "done", "r1 done");
-    expect(threadRows(midRun)).toEqual([["r1", "done"], ["r2", "running"], ["r3", "running"], ["r4", "running"]]);
-    const firstChildren = new Set(rosters(eventsA).flat().filter((sessionId) => sessionId !== id));
-    expect(firstChildren.size).toBe(4);
-    await eventsA.close();
-    await stop(a.app);
+      // --- server A: r1 answers, r2 and r3 hang; the server stops ------------------------------------------
+      const a = await start([
+        planTurn(LEAD, THREADS),
+        // r2 names its model; the others inherit the lead's (faux-1)
+        leadCall(LEAD, "subagent", {
+          tasks: THREADS.map((t) => ({
+            agent: "researcher",
+            task: `${t.id}: ${t.task}`,
+            ...(t.id === "r2" ? { model: "faux/faux-2" } : {}),
+          })),
+        }),
+        { match: LEAD, text: "unreachable: the server stops first" },
+        ...researcherTurns(
+          "r1: QUICK",
+          researchResultText("r1", "Quick", "Quick answer.", [
+            { url: URL_P, title: "P", claim: "p", evidence: "p" },
+            { url: URL_Q, title: "Q", claim: "q", evidence: "q" },
+          ]),
+        ),
+        ...blocked("r2: SLOW"),
+        ...blocked("r3: STUCK"),
+        ...blocked("r4: LOST"),
+      ]);
+      const eventsA = await watchAll(a);
+      const { id, file } = await createResearchSession(a.app, cwd);
+      await prompt(a.app, id, LEAD);
+      await bashWaiting(eventsA, 3, "r2, r3 and r4 wait in bash");
+      const midRun = await untilDetail(a.app, id, (state) => state.threads[0]?.status === "done", "r1 done");
+      expect(threadRows(midRun)).toEqual([
+        ["r1", "done"],
+        ["r2", "running"],
+        ["r3", "running"],
+        ["r4", "running"],
+      ]);
+      const firstChildren = new Set(
+        rosters(eventsA)
+          .flat()
+          .filter((sessionId) => sessionId !== id),
+      );
+      expect(firstChildren.size).toBe(4);
+      await eventsA.close();
+      await stop(a.app);
 
-    // The file as the stop left it: r2, r3 and r4 still running (the dying server recorded nothing for them).
-    const stopped = researchOfFile(file, id);
-    expect(threadRows(stopped)).toEqual([["r1", "done"], ["r2", "running"], ["r3", "running"], ["r4", "running"]]);
-    expect(stopped.sources.map((s) => [s.id, s.url, s.threadIds])).toEqual([
-      [1, URL_P, ["r1"]],
-      [2, URL_Q, ["r1"]],
-    ]);
-    const startedBefore = Math.max(...stopped.threads.map((t) => t.startedAt));
+      // The file as the stop left it: r2, r3 and r4 still running (the dying server recorded nothing for them).
+      const stopped = researchOfFile(file, id);
+      expect(threadRows(stopped)).toEqual([
+        ["r1", "done"],
+        ["r2", "running"],
+        ["r3", "running"],
+        ["r4", "running"],
+      ]);
+      expect(stopped.sources.map((s) => [s.id, s.url, s.threadIds])).toEqual([
+        [1, URL_P, ["r1"]],
+        [2, URL_Q, ["r1"]],
+      ]);
+      const startedBefore = Math.max(...stopped.threads.map((t) => t.startedAt));
 
-    // --- server B: reopening rebuilds the state and re-runs r2, r3 and r4 ---------------------------------
-    const b = await start([
-      ...researcherTurns(
-        "r2: SLOW",
-        researchResultText("r2", "Slow", "Slow answer after the restart.", [
-          { url: `${URL_P}/`, title: "P again", claim: "", evidence: "p2" },
-          { url: URL_S, title: "S", claim: "s", evidence: "s" },
-        ]),
-      ),
-      ...blocked("r3: STUCK"),
-    ]);
-    const eventsB = await watchAll(b);
-    const rebuilt = await detailResearch(b.app, id);
-    expect(rebuilt).toEqual(stopped);
-    await untilListed(b.app, id, (summary) => summary.threadCount === 4 && summary.completedThreadCount === 1, "the rebuilt summary");
+      // --- server B: reopening rebuilds the state and re-runs r2, r3 and r4 ---------------------------------
+      const b = await start([
+        ...researcherTurns(
+          "r2: SLOW",
+          researchResultText("r2", "Slow", "Slow answer after the restart.", [
+            { url: `${URL_P}/`, title: "P again", claim: "", evidence: "p2" },
+            { url: URL_S, title: "S", claim: "s", evidence: "s" },
+          ]),
+        ),
+        ...blocked("r3: STUCK"),
+      ]);
+      const eventsB = await watchAll(b);
+      const rebuilt = await detailResearch(b.app, id);
+      expect(rebuilt).toEqual(stopped);
+      await untilListed(b.app, id, (summary) => summary.threadCount === 4 && summary.completedThreadCount === 1, "the rebuilt summary");
 
-    const watch = await watchSession(b.eventsUrl, id);
-    const opened = await call(b.app, "POST", "/api/pi/active-session", { id });
-    expect(opened.status, JSON.stringify(opened.body)).toBe(200);
-    await watch.until((active) => active.state.research?.threads[1]?.status === "done", "r2 re-run done");
-    await watch.until((active) => active.state.research?.threads[3]?.status === "error", "r4 re-run failed");
-    await bashWaiting(eventsB, 1, "r3's re-run waits in bash");
-    await watch.close();
-    // the re-runs were marked running again (entry data marked as a re-run), with a new start time
-    const rerunStarts = jsonlLines(file).flatMap((line) => {
-      const data = line["data"] as { kind?: string; rerun?: boolean; thread?: { id: string; status?: string; startedAt?: number } } | undefined;
-      return line["customType"] === RESEARCH_CUSTOM_TYPE && data?.kind === "thread" && data.rerun === true ? [data.thread] : [];
-    });
-    expect(rerunStarts.map((t) => [t?.id, t?.status, (t?.startedAt ?? 0) > startedBefore])).toEqual([
-      ["r2", "running", true],
-      ["r3", "running", true],
-      ["r4", "running", true],
-    ]);
+      const watch = await watchSession(b.eventsUrl, id);
+      const opened = await call(b.app, "POST", "/api/pi/active-session", { id });
+      expect(opened.status, JSON.stringify(opened.body)).toBe(200);
+      await watch.until((active) => active.state.research?.threads[1]?.status === "done", "r2 re-run done");
+      await watch.until((active) => active.state.research?.threads[3]?.status === "error", "r4 re-run failed");
+      await bashWaiting(eventsB, 1, "r3's re-run waits in bash");
+      await watch.close();
+      // the re-runs were marked running again (entry data marked as a re-run), with a new start time
+      const rerunStarts = jsonlLines(file).flatMap((line) => {
+        const data = line["data"] as
+          { kind?: string; rerun?: boolean; thread?: { id: string; status?: string; startedAt?: number } } | undefined;
+        return line["customType"] === RESEARCH_CUSTOM_TYPE && data?.kind === "thread" && data.rerun === true ? [data.thread] : [];
+      });
+      expect(rerunStarts.map((t) => [t?.id, t?.status, (t?.startedAt ?? 0) > startedBefore])).toEqual([
+        ["r2", "running", true],
+        ["r3", "running", true],
+        ["r4", "running", true],
+      ]);
 
-    const afterRerun = researchOfFile(file, id);
-    expect(threadRows(afterRerun)).toEqual([["r1", "done"], ["r2", "done"], ["r3", "running"], ["r4", "error"]]);
-    const r2 = afterRerun.threads[1];
-    expect(r2).toMatchObject({ summary: "Slow answer after the restart.", sourceIds: [1, 3], error: "" });
-    expect(r2?.startedAt).toBeGreaterThan(startedBefore);
-    expect(afterRerun.threads[3]?.error).toContain(`${INTERRUPTED_THREAD_ERROR}. Re-running it after a restart failed: `);
-    expect(afterRerun.threads[3]?.error).toContain("No scripted reply");
-    expect(firstChildren.has(r2?.childSession?.id ?? "")).toBe(false);
-    expect(afterRerun.sources.map((s) => [s.id, s.url, s.threadIds])).toEqual([
-      [1, URL_P, ["r1", "r2"]],
-      [2, URL_Q, ["r1"]],
-      [3, URL_S, ["r2"]],
-    ]);
-    // the re-run child is a read-only researcher child of the same parent and tool call, with the model the
-    // original call gave r2
-    const rerunChild = jsonlLines(r2?.childSession?.path ?? "");
-    expect(rerunChild[0]).toMatchObject({ type: "session", parentSession: file });
-    const marker = rerunChild.find((line) => line["customType"] === SUBAGENT_CUSTOM_TYPE)?.["data"];
-    const [call0] = leadToolCalls(file, "subagent");
-    expect(marker).toMatchObject({ agent: "researcher", readOnlyBash: true, parentSessionId: id, toolCallId: call0 });
-    expect(rerunChild.find((line) => line["type"] === "model_change")).toMatchObject({ provider: "faux", modelId: "faux-2" });
-    await eventsB.close();
-    await stop(b.app);
+      const afterRerun = researchOfFile(file, id);
+      expect(threadRows(afterRerun)).toEqual([
+        ["r1", "done"],
+        ["r2", "done"],
+        ["r3", "running"],
+        ["r4", "error"],
+      ]);
+      const r2 = afterRerun.threads[1];
+      expect(r2).toMatchObject({ summary: "Slow answer after the restart.", sourceIds: [1, 3], error: "" });
+      expect(r2?.startedAt).toBeGreaterThan(startedBefore);
+      expect(afterRerun.threads[3]?.error).toContain(`${INTERRUPTED_THREAD_ERROR}. Re-running it after a restart failed: `);
+      expect(afterRerun.threads[3]?.error).toContain("No scripted reply");
+      expect(firstChildren.has(r2?.childSession?.id ?? "")).toBe(false);
+      expect(afterRerun.sources.map((s) => [s.id, s.url, s.threadIds])).toEqual([
+        [1, URL_P, ["r1", "r2"]],
+        [2, URL_Q, ["r1"]],
+        [3, URL_S, ["r2"]],
+      ]);
+      // the re-run child is a read-only researcher child of the same parent and tool call, with the model the
+      // original call gave r2
+      const rerunChild = jsonlLines(r2?.childSession?.path ?? "");
+      expect(rerunChild[0]).toMatchObject({ type: "session", parentSession: file });
+      const marker = rerunChild.find((line) => line["customType"] === SUBAGENT_CUSTOM_TYPE)?.["data"];
+      const [call0] = leadToolCalls(file, "subagent");
+      expect(marker).toMatchObject({ agent: "researcher", readOnlyBash: true, parentSessionId: id, toolCallId: call0 });
+      expect(rerunChild.find((line) => line["type"] === "model_change")).toMatchObject({ provider: "faux", modelId: "faux-2" });
+      await eventsB.close();
+      await stop(b.app);
 
-    // --- server C: r3's re-run was interrupted too: an interrupted error, no third run ---------------------
-    const c = await start([]);
-    const eventsC = await watchAll(c);
-    const reopened = await call(c.app, "POST", "/api/pi/active-session", { id });
-    expect(reopened.status, JSON.stringify(reopened.body)).toBe(200);
-    const final = (reopened.body["active"] as Active).state.research;
-    expect(final === null ? null : threadRows(final)).toEqual([["r1", "done"], ["r2", "done"], ["r3", "error"], ["r4", "error"]]);
-    expect(final?.threads[2]?.error).toBe(`${INTERRUPTED_THREAD_ERROR}. Its automatic re-run after a restart was interrupted too`);
-    expect(await untilDetail(c.app, id, (state) => state.threads[2]?.status === "error", "r3 error")).toEqual(researchOfFile(file, id));
-    // no child runtime was opened for it
-    expect(rosters(eventsC).some((ids) => ids.length > 1)).toBe(false);
-    await eventsC.close();
-    await stop(c.app);
+      // --- server C: r3's re-run was interrupted too: an interrupted error, no third run ---------------------
+      const c = await start([]);
+      const eventsC = await watchAll(c);
+      const reopened = await call(c.app, "POST", "/api/pi/active-session", { id });
+      expect(reopened.status, JSON.stringify(reopened.body)).toBe(200);
+      const final = (reopened.body["active"] as Active).state.research;
+      expect(final === null ? null : threadRows(final)).toEqual([
+        ["r1", "done"],
+        ["r2", "done"],
+        ["r3", "error"],
+        ["r4", "error"],
+      ]);
+      expect(final?.threads[2]?.error).toBe(`${INTERRUPTED_THREAD_ERROR}. Its automatic re-run after a restart was interrupted too`);
+      expect(await untilDetail(c.app, id, (state) => state.threads[2]?.status === "error", "r3 error")).toEqual(researchOfFile(file, id));
+      // no child runtime was opened for it
+      expect(rosters(eventsC).some((ids) => ids.length > 1)).toBe(false);
+      await eventsC.close();
+      await stop(c.app);
 
-    // --- server D: reopening once more appends nothing ---------------------------------------------------
-    const size = fs.statSync(file).size;
-    const d = await start([]);
-    const again = await call(d.app, "POST", "/api/pi/active-session", { id });
-    expect(again.status).toBe(200);
-    expect(fs.statSync(file).size).toBe(size);
-    expect((again.body["active"] as Active).state.research).toEqual(researchOfFile(file, id));
+      // --- server D: reopening once more appends nothing ---------------------------------------------------
+      const size = fs.statSync(file).size;
+      const d = await start([]);
+      const again = await call(d.app, "POST", "/api/pi/active-session", { id });
+      expect(again.status).toBe(200);
+      expect(fs.statSync(file).size).toBe(size);
+      expect((again.body["active"] as Active).state.research).toEqual(researchOfFile(file, id));
 
-    // every source registered once; merges only add thread links
-    const byKey = sourceEventsByKey(file, id);
-    expect([...byKey.entries()].map(([key, events]) => [key, events.map((e) => e.id)])).toEqual([
-      [expect.stringContaining("example.com/p"), [1, 1]],
-      [expect.stringContaining("example.com/q"), [2]],
-      [expect.stringContaining("example.com/s"), [3]],
-    ]);
-    // the thread events of the re-runs: r2, r3 and r4 started again once each
-    const starts = researchEventsOf(file).flatMap(({ event }) => (event.kind === "thread" && event.thread.status === "running" ? [event.thread.id] : []));
-    expect(starts).toEqual(["r1", "r2", "r3", "r4", "r2", "r3", "r4"]);
-  });
+      // every source registered once; merges only add thread links
+      const byKey = sourceEventsByKey(file, id);
+      expect([...byKey.entries()].map(([key, events]) => [key, events.map((e) => e.id)])).toEqual([
+        [expect.stringContaining("example.com/p"), [1, 1]],
+        [expect.stringContaining("example.com/q"), [2]],
+        [expect.stringContaining("example.com/s"), [3]],
+      ]);
+      // the thread events of the re-runs: r2, r3 and r4 started again once each
+      const starts = researchEventsOf(file).flatMap(({ event }) =>
+        event.kind === "thread" && event.thread.status === "running" ? [event.thread.id] : [],
+      );
+      expect(starts).toEqual(["r1", "r2", "r3", "r4", "r2", "r3", "r4"]);
+    },
+  );
 
   it("closing the server while a subagent runs answers the run 503 at once", { timeout: 60_000 }, async () => {
     const cwd = projectDir(suite.dirs, "closing");

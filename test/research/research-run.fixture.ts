@@ -141,7 +141,8 @@ export async function untilDetail(
     const res = await call(app, "GET", `/api/pi/sessions/${id}`);
     const last = res.status === 200 ? (res.body as unknown as SessionDetail).session.research : null;
     if (last !== null && check(last)) return last;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for the detail of ${id}: ${label}; last research: ${JSON.stringify(last)}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for the detail of ${id}: ${label}; last research: ${JSON.stringify(last)}`);
     await new Promise<void>((resolve) => setImmediate(resolve));
   }
 }
@@ -196,7 +197,9 @@ export async function watchSession(eventsUrl: string, id: string): Promise<Sessi
       const latest = (): Active | undefined => snapshots().at(-1);
       const done = (): boolean => {
         const active = latest();
-        return ended() && active !== undefined && !active.state.isStreaming && active.state.research !== null && check(active.state.research);
+        return (
+          ended() && active !== undefined && !active.state.isStreaming && active.state.research !== null && check(active.state.research)
+        );
       };
       try {
         await socket.until(done, label, timeoutMs);
@@ -251,7 +254,8 @@ export function researchEventsOf(file: string): LoggedEvent[] {
 export function sourceEventsByKey(file: string, sessionId: string): Map<string, Array<{ id: number | undefined; threadIds: string[] }>> {
   const state = researchOfFile(file, sessionId);
   const keyOf = (url: string | undefined, sourcePath: string | undefined): string =>
-    state.sources.find((source) => (url && source.url === url) || (sourcePath && source.path === sourcePath))?.key ?? `unknown:${url ?? sourcePath ?? ""}`;
+    state.sources.find((source) => (url && source.url === url) || (sourcePath && source.path === sourcePath))?.key ??
+    `unknown:${url ?? sourcePath ?? ""}`;
   const grouped = new Map<string, Array<{ id: number | undefined; threadIds: string[] }>>();
   for (const { event } of researchEventsOf(file)) {
     if (event.kind !== "source" || event.sessionId !== sessionId) continue;
@@ -265,7 +269,13 @@ export function sourceEventsByKey(file: string, sessionId: string): Map<string, 
 export function toolResultsOf(file: string, toolName: string): Array<{ isError: boolean; text: string; details: unknown }> {
   return branchOf(file).flatMap((entry) => {
     if (entry.type !== "message" || entry.message.role !== "toolResult" || entry.message.toolName !== toolName) return [];
-    return [{ isError: entry.message.isError, text: entry.message.content.map((c) => (c.type === "text" ? c.text : "")).join(""), details: entry.message.details }];
+    return [
+      {
+        isError: entry.message.isError,
+        text: entry.message.content.map((c) => (c.type === "text" ? c.text : "")).join(""),
+        details: entry.message.details,
+      },
+    ];
   });
 }
 
@@ -303,12 +313,20 @@ export function researchResultText(threadId: string, title: string, summary: str
 
 /** `count` distinct web sources `https://<host>/<i>`. */
 export function manySources(host: string, count: number, from = 0): ResultSource[] {
-  return Array.from({ length: count }, (_, i) => ({ url: `https://${host}/${from + i}`, title: `${host} ${from + i}`, claim: "c", evidence: "e" }));
+  return Array.from({ length: count }, (_, i) => ({
+    url: `https://${host}/${from + i}`,
+    title: `${host} ${from + i}`,
+    claim: "c",
+    evidence: "e",
+  }));
 }
 
 /** The turns of one researcher on "<threadId>: <task>": optional bash commands first, then the result. */
 export function researcherTurns(task: string, answer: string, bash: readonly string[] = []): FauxTurn[] {
-  return [...bash.map((command): FauxTurn => ({ match: task, toolCalls: [{ name: "bash", arguments: { command } }] })), { match: task, text: answer }];
+  return [
+    ...bash.map((command): FauxTurn => ({ match: task, toolCalls: [{ name: "bash", arguments: { command } }] })),
+    { match: task, text: answer },
+  ];
 }
 
 /** One lead turn calling one tool. */
@@ -317,7 +335,11 @@ export function leadCall(lead: string, name: string, args: Record<string, unknow
 }
 
 /** The lead's plan turn (`research_update` plan). */
-export function planTurn(lead: string, threads: ReadonlyArray<{ id: string; title: string; task: string }>, strategy = "independent angles"): FauxTurn {
+export function planTurn(
+  lead: string,
+  threads: ReadonlyArray<{ id: string; title: string; task: string }>,
+  strategy = "independent angles",
+): FauxTurn {
   return leadCall(lead, "research_update", { action: "plan", strategy, threads });
 }
 

@@ -52,37 +52,41 @@ function expectHeaderAndPrompt(file: string, sessionId: string, cwd: string, tex
 }
 
 describe("the first reply of a new session", () => {
-  it("kill -9 of the worker mid-reply: the file has header and prompt; the session recovers with its id and file", { timeout: 90_000 }, async () => {
-    const host = makeHost(
-      new FauxScript([
-        { match: "first words", text: "A reply that takes its time. ".repeat(60) },
-        { match: "after the kill", text: "still the same session" },
-      ]),
-    );
-    const rec = recordHost(host);
-    const handle = await host.open({ new: { cwd: dirs.cwd } });
-    const sessionId = handle.sessionId;
-    await handle.prompt({ text: "first words" });
-    const file = handle.sessionFile ?? "";
-    // The prompt was accepted: the file is there already, before any byte of the reply.
-    expect(fs.existsSync(file)).toBe(true);
-    expectHeaderAndPrompt(file, sessionId, dirs.cwd, "first words");
-    await rec.until(() => rec.runtimeEvents(sessionId).includes("stream_delta"), "the reply streams");
-    expect(messageTexts(file)).toEqual(["user:first words"]);
+  it(
+    "kill -9 of the worker mid-reply: the file has header and prompt; the session recovers with its id and file",
+    { timeout: 90_000 },
+    async () => {
+      const host = makeHost(
+        new FauxScript([
+          { match: "first words", text: "A reply that takes its time. ".repeat(60) },
+          { match: "after the kill", text: "still the same session" },
+        ]),
+      );
+      const rec = recordHost(host);
+      const handle = await host.open({ new: { cwd: dirs.cwd } });
+      const sessionId = handle.sessionId;
+      await handle.prompt({ text: "first words" });
+      const file = handle.sessionFile ?? "";
+      // The prompt was accepted: the file is there already, before any byte of the reply.
+      expect(fs.existsSync(file)).toBe(true);
+      expectHeaderAndPrompt(file, sessionId, dirs.cwd, "first words");
+      await rec.until(() => rec.runtimeEvents(sessionId).includes("stream_delta"), "the reply streams");
+      expect(messageTexts(file)).toEqual(["user:first words"]);
 
-    const worker = handle.workerPid ?? 0;
-    process.kill(worker, "SIGKILL");
-    await rec.until(() => handle.status === "ready" && handle.workerPid !== null && handle.workerPid !== worker, "recovered");
-    expect(processAlive(worker)).toBe(false);
-    expect(handle.sessionId).toBe(sessionId);
-    expect(handle.sessionFile).toBe(file);
-    expectHeaderAndPrompt(file, sessionId, dirs.cwd, "first words");
+      const worker = handle.workerPid ?? 0;
+      process.kill(worker, "SIGKILL");
+      await rec.until(() => handle.status === "ready" && handle.workerPid !== null && handle.workerPid !== worker, "recovered");
+      expect(processAlive(worker)).toBe(false);
+      expect(handle.sessionId).toBe(sessionId);
+      expect(handle.sessionFile).toBe(file);
+      expectHeaderAndPrompt(file, sessionId, dirs.cwd, "first words");
 
-    await handle.prompt({ text: "after the kill" });
-    await rec.until(() => !handle.busy() && messageTexts(file).includes("assistant:still the same session"), "prompt after recovery");
-    expect(jsonlLines(file).filter((line) => line["type"] === "session")).toHaveLength(1);
-    rec.stop();
-  });
+      await handle.prompt({ text: "after the kill" });
+      await rec.until(() => !handle.busy() && messageTexts(file).includes("assistant:still the same session"), "prompt after recovery");
+      expect(jsonlLines(file).filter((line) => line["type"] === "session")).toHaveLength(1);
+      rec.stop();
+    },
+  );
 
   it("a worker that dies before any file exists comes back with the same session id", { timeout: 60_000 }, async () => {
     const host = makeHost(new FauxScript([]));
@@ -124,7 +128,12 @@ function writeHoldExtension(agentDir: string, marker: string): void {
 describe.runIf(fs.existsSync("/proc/self/stat"))("kill -9 of the server during the first reply", () => {
   it("keeps the new session's file with header and prompt; a new server lists it and shows the prompt", { timeout: 120_000 }, async () => {
     const root = path.join(dirs.root, "server");
-    const server: ServerDirs = { root, agentDir: path.join(root, "agent"), dataDir: path.join(root, "data"), cwd: path.join(root, "project") };
+    const server: ServerDirs = {
+      root,
+      agentDir: path.join(root, "agent"),
+      dataDir: path.join(root, "data"),
+      cwd: path.join(root, "project"),
+    };
     fs.mkdirSync(server.cwd, { recursive: true });
     fs.mkdirSync(server.agentDir, { recursive: true });
     fs.copyFileSync(path.join(dirs.agentDir, "settings.json"), path.join(server.agentDir, "settings.json"));
@@ -144,7 +153,9 @@ describe.runIf(fs.existsSync("/proc/self/stat"))("kill -9 of the server during t
 
       process.kill(first.pid, "SIGKILL");
       await until(() => !running(first.pid) && workers.every((pid) => !running(pid)), "server and worker are gone");
-      const files = fs.readdirSync(path.join(server.agentDir, "sessions"), { recursive: true, encoding: "utf8" }).filter((name) => name.endsWith(".jsonl"));
+      const files = fs
+        .readdirSync(path.join(server.agentDir, "sessions"), { recursive: true, encoding: "utf8" })
+        .filter((name) => name.endsWith(".jsonl"));
       expect(files).toHaveLength(1);
       const file = path.join(server.agentDir, "sessions", files[0] ?? "");
       expectHeaderAndPrompt(file, active.id, server.cwd, "never answered, never lost");

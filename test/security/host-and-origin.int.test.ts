@@ -40,7 +40,11 @@ const relayHosts = new Set<string>();
 /** An app whose worker factory counts every runtime or preview started, over one seeded session. */
 async function countedApp(): Promise<Counted> {
   const sessionsDir = path.join(dirs.agentDir, "sessions");
-  const { id } = writeSeedSession(sessionsDir, { cwd: dirs.cwd, messages: ["earlier question", "earlier answer"], startMs: Date.parse("2026-01-02T03:04:05Z") });
+  const { id } = writeSeedSession(sessionsDir, {
+    cwd: dirs.cwd,
+    messages: ["earlier question", "earlier answer"],
+    startMs: Date.parse("2026-01-02T03:04:05Z"),
+  });
   let created = 0;
   const app = await suite.makeApp({
     turns: [],
@@ -123,12 +127,25 @@ describe("DNS rebinding: the Host allow-list", () => {
 
   it("allows loopback names, *.localhost, IP literals, allowed-origin hosts and extra hosts (any port)", async () => {
     const { app } = await countedApp();
-    const hosts = ["localhost:8787", "127.0.0.1:8787", "127.0.0.1", "[::1]:8787", "leyline.localhost:8787", "192.168.1.5:8787", "[fe80::1]:9000", "app.example.com"];
+    const hosts = [
+      "localhost:8787",
+      "127.0.0.1:8787",
+      "127.0.0.1",
+      "[::1]:8787",
+      "leyline.localhost:8787",
+      "192.168.1.5:8787",
+      "[fe80::1]:9000",
+      "app.example.com",
+    ];
     for (const host of hosts) {
       expect((await send(app, { method: "GET", url: "/api/pi/sessions", headers: { host } })).status, host).toBe(200);
     }
     // the same-origin rule holds for an allowed host
-    const sameOrigin = await send(app, { method: "GET", url: "/api/pi/sessions", headers: { host: "192.168.1.5:8787", origin: "http://192.168.1.5:8787" } });
+    const sameOrigin = await send(app, {
+      method: "GET",
+      url: "/api/pi/sessions",
+      headers: { host: "192.168.1.5:8787", origin: "http://192.168.1.5:8787" },
+    });
     expect(sameOrigin.status).toBe(200);
     // the network relay's names join the list while they are in the extra-host set
     expect((await send(app, { method: "GET", url: "/api/health", headers: { host: "leyline-box.lan:8787" } })).status).toBe(403);
@@ -144,13 +161,18 @@ describe("DNS rebinding: the Host allow-list", () => {
     const { app } = await countedApp();
     const url = await listenForEvents(app);
     const port = new URL(url).port;
-    const spoofed: Array<Record<string, string>> = [{ host: `evil.example:${port}`, origin: `http://evil.example:${port}` }, { host: `evil.example:${port}` }];
+    const spoofed: Array<Record<string, string>> = [
+      { host: `evil.example:${port}`, origin: `http://evil.example:${port}` },
+      { host: `evil.example:${port}` },
+    ];
     for (const headers of spoofed) {
       const refused = await handshake(url, headers);
       expect(refused, JSON.stringify(headers)).toEqual({ status: 403, body: JSON.stringify({ error: HOST_NOT_ALLOWED }) });
     }
     expect(await handshake(url, {})).toEqual({ opened: true });
-    expect(await handshake(url, { host: `localhost:${port}`, origin: `http://localhost:${port}`, "sec-fetch-site": "same-origin" })).toEqual({ opened: true });
+    expect(
+      await handshake(url, { host: `localhost:${port}`, origin: `http://localhost:${port}`, "sec-fetch-site": "same-origin" }),
+    ).toEqual({ opened: true });
   });
 
   it("accepts a request without Host only on HTTP/1.0 (Node answers 400 to HTTP/1.1 without it)", async () => {
@@ -170,28 +192,44 @@ describe("fetch metadata on /api", () => {
       const headers = { host: "127.0.0.1:8787", "sec-fetch-site": site };
       const attempts: InjectOptions[] = [
         { method: "GET", url: `/api/pi/state?cwd=${encodeURIComponent(dirs.cwd)}`, headers },
-        { method: "GET", url: `/api/pi/state?cwd=${encodeURIComponent(dirs.cwd)}&refresh=1`, headers: { ...headers, "sec-fetch-mode": "no-cors", "sec-fetch-dest": "image" } },
+        {
+          method: "GET",
+          url: `/api/pi/state?cwd=${encodeURIComponent(dirs.cwd)}&refresh=1`,
+          headers: { ...headers, "sec-fetch-mode": "no-cors", "sec-fetch-dest": "image" },
+        },
         { method: "POST", url: `/api/pi/sessions/${sessionId}/bash`, payload: { command: `touch ${touched}` }, headers },
         { method: "POST", url: "/api/pi/active-session", payload: { id: sessionId }, headers },
         { method: "POST", url: "/api/pi/sessions", payload: { cwd: dirs.cwd }, headers },
         { method: "GET", url: "/api/pi/sessions", headers },
       ];
       for (const attempt of attempts) {
-        expect(await send(app, attempt), `${site} ${attempt.method} ${attempt.url}`).toEqual({ status: 403, body: { error: CROSS_SITE_REFUSED } });
+        expect(await send(app, attempt), `${site} ${attempt.method} ${attempt.url}`).toEqual({
+          status: 403,
+          body: { error: CROSS_SITE_REFUSED },
+        });
       }
     }
     expect(fs.existsSync(touched)).toBe(false);
     expect(workers()).toBe(0);
     expect(app.leyline.host.openRuntimes()).toHaveLength(0);
     // outside /api a cross-site navigation is not refused (here: no built client, so the 404 envelope)
-    expect(await send(app, { method: "GET", url: "/sessions/abc", headers: { "sec-fetch-site": "cross-site" } })).toEqual({ status: 404, body: { error: "Not found" } });
+    expect(await send(app, { method: "GET", url: "/sessions/abc", headers: { "sec-fetch-site": "cross-site" } })).toEqual({
+      status: 404,
+      body: { error: "Not found" },
+    });
   });
 
   it("refuses cross-site WebSocket upgrades without an allowed Origin", async () => {
     const { app } = await countedApp();
     const url = await listenForEvents(app);
-    expect(await handshake(url, { "sec-fetch-site": "cross-site" })).toEqual({ status: 403, body: JSON.stringify({ error: CROSS_SITE_REFUSED }) });
-    expect(await handshake(url, { "sec-fetch-site": "same-site" })).toEqual({ status: 403, body: JSON.stringify({ error: CROSS_SITE_REFUSED }) });
+    expect(await handshake(url, { "sec-fetch-site": "cross-site" })).toEqual({
+      status: 403,
+      body: JSON.stringify({ error: CROSS_SITE_REFUSED }),
+    });
+    expect(await handshake(url, { "sec-fetch-site": "same-site" })).toEqual({
+      status: 403,
+      body: JSON.stringify({ error: CROSS_SITE_REFUSED }),
+    });
     expect(await handshake(url, { "sec-fetch-site": "same-origin", origin: `http://${new URL(url).host}` })).toEqual({ opened: true });
   });
 
@@ -204,7 +242,12 @@ describe("fetch metadata on /api", () => {
     expect(workers()).toBe(1);
     expect((await send(app, { method: "GET", url: "/api/pi/sessions", headers: { "sec-fetch-site": "none" } })).status).toBe(200);
     const touched = marker("same-origin-bash");
-    const bash = await send(app, { method: "POST", url: `/api/pi/sessions/${sessionId}/bash`, payload: { command: `touch ${touched}` }, headers: { "sec-fetch-site": "same-origin" } });
+    const bash = await send(app, {
+      method: "POST",
+      url: `/api/pi/sessions/${sessionId}/bash`,
+      payload: { command: `touch ${touched}` },
+      headers: { "sec-fetch-site": "same-origin" },
+    });
     expect(bash.status, JSON.stringify(bash.body)).toBe(200);
     expect(fs.existsSync(touched)).toBe(true);
     // no metadata at all (curl, the subagent extension's fetch)
@@ -220,9 +263,15 @@ describe("fetch metadata on /api", () => {
     });
     expect(res.statusCode).toBe(200);
     expect(res.headers["access-control-allow-origin"]).toBe("https://app.example.com");
-    const loopback = await send(app, { method: "GET", url: "/api/health", headers: { origin: "http://localhost:5173", "sec-fetch-site": "same-site" } });
+    const loopback = await send(app, {
+      method: "GET",
+      url: "/api/health",
+      headers: { origin: "http://localhost:5173", "sec-fetch-site": "same-site" },
+    });
     expect(loopback.status).toBe(200);
-    expect(await send(app, { method: "GET", url: "/api/health", headers: { origin: "https://evil.example", "sec-fetch-site": "cross-site" } })).toEqual({
+    expect(
+      await send(app, { method: "GET", url: "/api/health", headers: { origin: "https://evil.example", "sec-fetch-site": "cross-site" } }),
+    ).toEqual({
       status: 403,
       body: { error: "Origin not allowed" },
     });

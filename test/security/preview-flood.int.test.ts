@@ -71,7 +71,10 @@ function sampleWorkers(): { stop: () => { pids: Set<number>; peak: number; peakW
     const workers = descendants(process.pid).filter((pid) => procText(pid, "cmdline").includes("runtime-worker"));
     for (const pid of workers) pids.add(pid);
     peak = Math.max(peak, workers.length);
-    peakWorkersRssMb = Math.max(peakWorkersRssMb, workers.reduce((sum, pid) => sum + rssMb(pid), 0));
+    peakWorkersRssMb = Math.max(
+      peakWorkersRssMb,
+      workers.reduce((sum, pid) => sum + rssMb(pid), 0),
+    );
     peakServerRssMb = Math.max(peakServerRssMb, rssMb(process.pid));
   };
   sample();
@@ -92,7 +95,11 @@ async function listen(app: FastifyInstance): Promise<string> {
   return `http://127.0.0.1:${address.port}`;
 }
 
-async function getState(base: string, cwd: string, refresh = false): Promise<{ status: number; body: { active?: Active; error?: string } }> {
+async function getState(
+  base: string,
+  cwd: string,
+  refresh = false,
+): Promise<{ status: number; body: { active?: Active; error?: string } }> {
   const res = await fetch(`${base}/api/pi/state?cwd=${encodeURIComponent(cwd)}${refresh ? "&refresh=1" : ""}`);
   return { status: res.status, body: (await res.json()) as { active?: Active; error?: string } };
 }
@@ -135,38 +142,44 @@ describe("GET /api/pi/state preview floods", () => {
     expect(app.leyline.host.openRuntimes()).toHaveLength(0);
   });
 
-  it("30 parallel previews of five folders: previews and open runtimes share the capacity; the rest get 503", { timeout: 240_000 }, async () => {
-    const capacity = 3;
-    const app = await suite.makeApp({ forked: true, turns: [], host: { capacity } });
-    const base = await listen(app);
-    // One selected runtime holds a slot (never evicted while selected), so two are left for previews.
-    const created = await call(app, "POST", "/api/pi/sessions", { cwd: folder("open-session") });
-    expect(created.status, JSON.stringify(created.body)).toBe(200);
-    const folders = ["a", "b", "c", "d", "e"].map((name) => folder(`flood-${name}`));
+  it(
+    "30 parallel previews of five folders: previews and open runtimes share the capacity; the rest get 503",
+    { timeout: 240_000 },
+    async () => {
+      const capacity = 3;
+      const app = await suite.makeApp({ forked: true, turns: [], host: { capacity } });
+      const base = await listen(app);
+      // One selected runtime holds a slot (never evicted while selected), so two are left for previews.
+      const created = await call(app, "POST", "/api/pi/sessions", { cwd: folder("open-session") });
+      expect(created.status, JSON.stringify(created.body)).toBe(200);
+      const folders = ["a", "b", "c", "d", "e"].map((name) => folder(`flood-${name}`));
 
-    const sampler = sampleWorkers();
-    const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => getState(base, folders[i % folders.length] ?? "")));
-    const flood = sampler.stop();
+      const sampler = sampleWorkers();
+      const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => getState(base, folders[i % folders.length] ?? "")));
+      const flood = sampler.stop();
 
-    const served = new Set<string>();
-    for (const [i, answer] of answers.entries()) {
-      if (answer.status === 200) {
-        served.add(folders[i % folders.length] ?? "");
-        expect(answer.body.active).toMatchObject({ id: "" });
-      } else {
-        expect(answer.status).toBe(503);
-        // Refused by the capacity, or first by the bound on folders built at once (PREVIEW_MAX_BUILDING = 2).
-        expect(answer.body.error).toMatch(/^Runtime capacity reached \(3 workers in use, none idle\): no worker is free to preview |^Previews of 2 other folders are being built: try /);
+      const served = new Set<string>();
+      for (const [i, answer] of answers.entries()) {
+        if (answer.status === 200) {
+          served.add(folders[i % folders.length] ?? "");
+          expect(answer.body.active).toMatchObject({ id: "" });
+        } else {
+          expect(answer.status).toBe(503);
+          // Refused by the capacity, or first by the bound on folders built at once (PREVIEW_MAX_BUILDING = 2).
+          expect(answer.body.error).toMatch(
+            /^Runtime capacity reached \(3 workers in use, none idle\): no worker is free to preview |^Previews of 2 other folders are being built: try /,
+          );
+        }
       }
-    }
-    expect(served.size).toBe(capacity - 1);
-    // the open runtime's worker plus one per served folder, never more than the capacity at once
-    expect(flood.peak).toBeLessThanOrEqual(capacity);
-    expect(flood.pids.size).toBe(1 + served.size);
-    expect(flood.peakWorkersRssMb).toBeLessThan(capacity * WORKER_RSS_BOUND_MB);
-    // slots come back: a refused folder previews once the flood is over
-    const refused = folders.find((dir) => !served.has(dir)) ?? "";
-    expect((await getState(base, refused)).status).toBe(200);
-    expect(app.leyline.host.openRuntimes()).toHaveLength(1);
-  });
+      expect(served.size).toBe(capacity - 1);
+      // the open runtime's worker plus one per served folder, never more than the capacity at once
+      expect(flood.peak).toBeLessThanOrEqual(capacity);
+      expect(flood.pids.size).toBe(1 + served.size);
+      expect(flood.peakWorkersRssMb).toBeLessThan(capacity * WORKER_RSS_BOUND_MB);
+      // slots come back: a refused folder previews once the flood is over
+      const refused = folders.find((dir) => !served.has(dir)) ?? "";
+      expect((await getState(base, refused)).status).toBe(200);
+      expect(app.leyline.host.openRuntimes()).toHaveLength(1);
+    },
+  );
 });

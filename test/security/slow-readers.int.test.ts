@@ -173,7 +173,9 @@ interface Reader {
 /** The transcript entries a session_delta adds or replaces. */
 function deltaEntries(data: Record<string, unknown>): WireTranscriptEntry[] {
   const transcript = isRecord(data["transcript"]) ? data["transcript"] : {};
-  const replaced = Array.isArray(transcript["replaced"]) ? (transcript["replaced"] as unknown[]).map((pair) => (Array.isArray(pair) ? pair[1] : null)) : [];
+  const replaced = Array.isArray(transcript["replaced"])
+    ? (transcript["replaced"] as unknown[]).map((pair) => (Array.isArray(pair) ? pair[1] : null))
+    : [];
   const appended = Array.isArray(transcript["appended"]) ? (transcript["appended"] as unknown[]) : [];
   return [...replaced, ...appended].filter((entry): entry is WireTranscriptEntry => isRecord(entry) && typeof entry["type"] === "string");
 }
@@ -192,7 +194,9 @@ function reader(url: string): Reader {
     persistedOutput: null,
     agentEnds: 0,
     until: (predicate) => (predicate() ? Promise.resolve() : new Promise((resolve) => waiters.push({ predicate, resolve }))),
-    closed: new Promise((resolve) => socket.on("close", (code: number, reason: Buffer) => resolve({ code, reason: reason.toString("utf8") }))),
+    closed: new Promise((resolve) =>
+      socket.on("close", (code: number, reason: Buffer) => resolve({ code, reason: reason.toString("utf8") })),
+    ),
   };
   socket.on("message", (data: RawData) => {
     const buffer = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
@@ -303,95 +307,111 @@ afterAll(async () => {
 });
 
 describe("slow WebSocket readers", () => {
-  it("four paused readers and a `!` command printing fast: RSS < 1 GiB, paused sockets closed, the reader gets it all", { timeout: 240_000 }, async () => {
-    const created = await post("/api/pi/sessions", { cwd: dirs.cwd });
-    expect(created.status).toBe(200);
-    const id = ((await created.json()) as { active: { id: string } }).active.id;
-    const eventsUrl = `${baseUrl.replace(/^http/, "ws")}/api/pi/events?sessionId=${encodeURIComponent(id)}`;
+  it(
+    "four paused readers and a `!` command printing fast: RSS < 1 GiB, paused sockets closed, the reader gets it all",
+    { timeout: 240_000 },
+    async () => {
+      const created = await post("/api/pi/sessions", { cwd: dirs.cwd });
+      expect(created.status).toBe(200);
+      const id = ((await created.json()) as { active: { id: string } }).active.id;
+      const eventsUrl = `${baseUrl.replace(/^http/, "ws")}/api/pi/events?sessionId=${encodeURIComponent(id)}`;
 
-    // A first reply persists the session (its transcript deltas then carry the `!` command's entry).
-    const live = reader(eventsUrl);
-    await opened(live.socket);
-    expect((await post(`/api/pi/sessions/${encodeURIComponent(id)}/prompt`, { text: FIRST_PROMPT })).status).toBe(200);
-    await within(live.until(() => live.agentEnds === 1), 60_000, "the first reply's agent_end");
-
-    const paused = Array.from({ length: PAUSED_READERS }, () => reader(eventsUrl));
-    await Promise.all(paused.map((r) => opened(r.socket)));
-    for (const r of paused) r.socket.pause();
-
-    const printer = path.join(dirs.root, "printer.mjs");
-    const stopFile = path.join(dirs.root, "stop-printing");
-    fs.writeFileSync(printer, PRINTER);
-    const command = `'${process.execPath}' '${printer}' '${stopFile}' ${MAX_OUTPUT_MS} ${LINES_PER_TICK} ${TICK_MS}`;
-
-    const { sample, stop } = sampleRss(server);
-    workers = sample.workers;
-    const started = performance.now();
-    let cutAfterMs: number;
-    try {
-      const serverGone = new Promise<never>((_, reject) =>
-        server.once("exit", (code, signal) =>
-          reject(new Error(`server died (code ${String(code)}, signal ${String(signal)}, peak RSS ${sample.max} B after ${sample.maxAtMs.toFixed(0)} ms): ${stderr.slice(-2000)}`)),
-        ),
+      // A first reply persists the session (its transcript deltas then carry the `!` command's entry).
+      const live = reader(eventsUrl);
+      await opened(live.socket);
+      expect((await post(`/api/pi/sessions/${encodeURIComponent(id)}/prompt`, { text: FIRST_PROMPT })).status).toBe(200);
+      await within(
+        live.until(() => live.agentEnds === 1),
+        60_000,
+        "the first reply's agent_end",
       );
-      const bash = post(`/api/pi/sessions/${encodeURIComponent(id)}/bash`, { command });
-      // The command prints until the server has cut every paused socket.
-      const allCut = new Promise<void>((resolve) => {
-        stderrWaiter = { count: PAUSED_READERS, resolve };
-        if (slowReaderWarnings() >= PAUSED_READERS) resolve();
-      });
-      await within(Promise.race([allCut, serverGone, bash.then(() => undefined)]), MAX_OUTPUT_MS + 30_000, "the paused sockets' cut");
-      cutAfterMs = performance.now() - started;
-      fs.writeFileSync(stopFile, "");
-      const answer = await within(Promise.race([bash, serverGone]), 60_000, "the `!` command's answer");
-      expect(answer.status).toBe(200);
-      await within(Promise.race([live.until(() => live.bashOutput !== null && live.persistedOutput !== null), serverGone]), 60_000, "the command's end and its entry on the reading socket");
-    } finally {
-      stop();
-      fs.writeFileSync(stopFile, "");
-    }
-    const seconds = (performance.now() - started) / 1000;
-    // The figures behind the issue's note (peak RSS of the server process and of its worker, duration, bytes).
-    console.info(
-      `slow readers: peak server RSS ${(sample.max / 2 ** 20).toFixed(0)} MiB, peak worker RSS ${(sample.maxWorker / 2 ** 20).toFixed(0)} MiB, ` +
-        `all paused sockets cut after ${(cutAfterMs / 1000).toFixed(1)} s, ${seconds.toFixed(1)} s in all, ` +
-        `reader got ${live.seqs.length} messages (${(live.bytes / 2 ** 20).toFixed(0)} MiB)`,
-    );
-    expect(sample.killed, `server RSS passed 1 GiB (peak ${sample.max} B)`).toBe(false);
-    expect(sample.max).toBeLessThan(RSS_LIMIT_BYTES);
-    expect(slowReaderWarnings()).toBe(PAUSED_READERS);
 
-    // The reader got every message in order, rebuilt the output from the deltas (the live state keeps its last
-    // 64 KiB), and the persisted output (pi keeps the last 50 KB) is its end; it is still connected.
-    expect(live.seqs).toEqual(live.seqs.map((_, i) => i + 1));
-    const output = live.bashOutput ?? "";
-    expect(output.length).toBe(65_536);
-    expect(output).toMatch(/\nEND \d+\n$/);
-    expect(output.slice(0, -20)).toMatch(/^[A-Za-z0-9+/\n]+$/);
-    expect(live.persistedOutput?.length ?? 0).toBeGreaterThan(40_000);
-    // pi 1.x stores the output without its final newline.
-    expect(output.trimEnd().endsWith((live.persistedOutput ?? "-").trimEnd())).toBe(true);
-    expect(live.socket.readyState).toBe(WebSocket.OPEN);
+      const paused = Array.from({ length: PAUSED_READERS }, () => reader(eventsUrl));
+      await Promise.all(paused.map((r) => opened(r.socket)));
+      for (const r of paused) r.socket.pause();
 
-    // The paused sockets were cut by the server: once they read again, they see the end of the stream (the
-    // 1013 close frame, or 1006 when the server gave up waiting for the close handshake) before the command's
-    // end, and each received its messages in order.
-    for (const r of paused) r.socket.resume();
-    const closes = await within(Promise.all(paused.map((r) => r.closed)), 40_000, "the paused sockets' close");
-    for (const close of closes) {
-      expect([1013, 1006]).toContain(close.code);
-      if (close.code === 1013) expect(close.reason).toBe("slow reader: resync");
-    }
-    for (const r of paused) {
-      expect(r.seqs.length).toBeLessThan(live.bashEndSeq ?? 0);
-      expect(r.seqs).toEqual(r.seqs.map((_, i) => i + 1));
-      expect(r.bashOutput).toBeNull();
-    }
+      const printer = path.join(dirs.root, "printer.mjs");
+      const stopFile = path.join(dirs.root, "stop-printing");
+      fs.writeFileSync(printer, PRINTER);
+      const command = `'${process.execPath}' '${printer}' '${stopFile}' ${MAX_OUTPUT_MS} ${LINES_PER_TICK} ${TICK_MS}`;
 
-    const health = await fetch(`${baseUrl}/api/health`);
-    expect(health.status).toBe(200);
-    expect(await health.json()).toMatchObject({ ok: true, activeWorkers: 1 });
-    live.socket.close();
-    await live.closed;
-  });
+      const { sample, stop } = sampleRss(server);
+      workers = sample.workers;
+      const started = performance.now();
+      let cutAfterMs: number;
+      try {
+        const serverGone = new Promise<never>((_, reject) =>
+          server.once("exit", (code, signal) =>
+            reject(
+              new Error(
+                `server died (code ${String(code)}, signal ${String(signal)}, peak RSS ${sample.max} B after ${sample.maxAtMs.toFixed(0)} ms): ${stderr.slice(-2000)}`,
+              ),
+            ),
+          ),
+        );
+        const bash = post(`/api/pi/sessions/${encodeURIComponent(id)}/bash`, { command });
+        // The command prints until the server has cut every paused socket.
+        const allCut = new Promise<void>((resolve) => {
+          stderrWaiter = { count: PAUSED_READERS, resolve };
+          if (slowReaderWarnings() >= PAUSED_READERS) resolve();
+        });
+        await within(Promise.race([allCut, serverGone, bash.then(() => undefined)]), MAX_OUTPUT_MS + 30_000, "the paused sockets' cut");
+        cutAfterMs = performance.now() - started;
+        fs.writeFileSync(stopFile, "");
+        const answer = await within(Promise.race([bash, serverGone]), 60_000, "the `!` command's answer");
+        expect(answer.status).toBe(200);
+        await within(
+          Promise.race([live.until(() => live.bashOutput !== null && live.persistedOutput !== null), serverGone]),
+          60_000,
+          "the command's end and its entry on the reading socket",
+        );
+      } finally {
+        stop();
+        fs.writeFileSync(stopFile, "");
+      }
+      const seconds = (performance.now() - started) / 1000;
+      // The figures behind the issue's note (peak RSS of the server process and of its worker, duration, bytes).
+      console.info(
+        `slow readers: peak server RSS ${(sample.max / 2 ** 20).toFixed(0)} MiB, peak worker RSS ${(sample.maxWorker / 2 ** 20).toFixed(0)} MiB, ` +
+          `all paused sockets cut after ${(cutAfterMs / 1000).toFixed(1)} s, ${seconds.toFixed(1)} s in all, ` +
+          `reader got ${live.seqs.length} messages (${(live.bytes / 2 ** 20).toFixed(0)} MiB)`,
+      );
+      expect(sample.killed, `server RSS passed 1 GiB (peak ${sample.max} B)`).toBe(false);
+      expect(sample.max).toBeLessThan(RSS_LIMIT_BYTES);
+      expect(slowReaderWarnings()).toBe(PAUSED_READERS);
+
+      // The reader got every message in order, rebuilt the output from the deltas (the live state keeps its last
+      // 64 KiB), and the persisted output (pi keeps the last 50 KB) is its end; it is still connected.
+      expect(live.seqs).toEqual(live.seqs.map((_, i) => i + 1));
+      const output = live.bashOutput ?? "";
+      expect(output.length).toBe(65_536);
+      expect(output).toMatch(/\nEND \d+\n$/);
+      expect(output.slice(0, -20)).toMatch(/^[A-Za-z0-9+/\n]+$/);
+      expect(live.persistedOutput?.length ?? 0).toBeGreaterThan(40_000);
+      // pi 1.x stores the output without its final newline.
+      expect(output.trimEnd().endsWith((live.persistedOutput ?? "-").trimEnd())).toBe(true);
+      expect(live.socket.readyState).toBe(WebSocket.OPEN);
+
+      // The paused sockets were cut by the server: once they read again, they see the end of the stream (the
+      // 1013 close frame, or 1006 when the server gave up waiting for the close handshake) before the command's
+      // end, and each received its messages in order.
+      for (const r of paused) r.socket.resume();
+      const closes = await within(Promise.all(paused.map((r) => r.closed)), 40_000, "the paused sockets' close");
+      for (const close of closes) {
+        expect([1013, 1006]).toContain(close.code);
+        if (close.code === 1013) expect(close.reason).toBe("slow reader: resync");
+      }
+      for (const r of paused) {
+        expect(r.seqs.length).toBeLessThan(live.bashEndSeq ?? 0);
+        expect(r.seqs).toEqual(r.seqs.map((_, i) => i + 1));
+        expect(r.bashOutput).toBeNull();
+      }
+
+      const health = await fetch(`${baseUrl}/api/health`);
+      expect(health.status).toBe(200);
+      expect(await health.json()).toMatchObject({ ok: true, activeWorkers: 1 });
+      live.socket.close();
+      await live.closed;
+    },
+  );
 });

@@ -20,7 +20,14 @@ type WriterRequest =
 export type WriterCommand = WriterRequest & { readonly id: number };
 
 export type WriterReply =
-  | { readonly id: number; readonly ok: true; readonly at: number; readonly wallMs: number; readonly file: string; readonly sessionId: string }
+  | {
+      readonly id: number;
+      readonly ok: true;
+      readonly at: number;
+      readonly wallMs: number;
+      readonly file: string;
+      readonly sessionId: string;
+    }
   | { readonly id: number; readonly ok: false; readonly error: string };
 
 const IS_CHILD_ENV = "LEYLINE_PI_SESSION_WRITER";
@@ -82,7 +89,14 @@ async function runChild(): Promise<void> {
   const pi = await import("@earendil-works/pi-coding-agent");
   type Manager = import("@earendil-works/pi-coding-agent").SessionManager;
   const managers = new Map<string, Manager>();
-  const usage = { input: 10, output: 5, cacheRead: 0, cacheWrite: 0, totalTokens: 15, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
+  const usage = {
+    input: 10,
+    output: 5,
+    cacheRead: 0,
+    cacheWrite: 0,
+    totalTokens: 15,
+    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+  };
   const turn = (manager: Manager, text: string): { at: number; wallMs: number } => {
     const at = monotonicMs();
     const now = Date.now();

@@ -33,7 +33,14 @@ export const REPORT_MARKDOWN = [
 const BASE = Date.parse("2026-01-05T10:00:00.000Z");
 
 function usage() {
-  return { input: 10, output: 20, cacheRead: 0, cacheWrite: 0, totalTokens: 30, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
+  return {
+    input: 10,
+    output: 20,
+    cacheRead: 0,
+    cacheWrite: 0,
+    totalTokens: 30,
+    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+  };
 }
 
 /** The header and entries of the research session (ids e1..e14, one linear branch). */
@@ -45,7 +52,16 @@ export function researchSessionRecords(sessionId = RESEARCH_SESSION_ID, cwd = "/
   });
   const assistant = (content: unknown[], stopReason: string) => ({
     type: "message",
-    message: { role: "assistant", content, api: "openai-responses", provider: "faux", model: "faux-1", usage: usage(), stopReason, timestamp: BASE },
+    message: {
+      role: "assistant",
+      content,
+      api: "openai-responses",
+      provider: "faux",
+      model: "faux-1",
+      usage: usage(),
+      stopReason,
+      timestamp: BASE,
+    },
   });
   const bodies: Array<Record<string, unknown>> = [
     research({ kind: "session", sessionId }),
@@ -164,6 +180,11 @@ export function researchSessionRecords(sessionId = RESEARCH_SESSION_ID, cwd = "/
 export function writeResearchSession(dir: string, name = "research.jsonl", sessionId = RESEARCH_SESSION_ID, cwd = "/work/project"): string {
   fs.mkdirSync(dir, { recursive: true });
   const file = path.join(dir, name);
-  fs.writeFileSync(file, researchSessionRecords(sessionId, cwd).map((record) => JSON.stringify(record)).join("\n") + "\n");
+  fs.writeFileSync(
+    file,
+    researchSessionRecords(sessionId, cwd)
+      .map((record) => JSON.stringify(record))
+      .join("\n") + "\n",
+  );
   return file;
 }

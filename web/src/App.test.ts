@@ -10,22 +10,33 @@ import { useConnectionStore } from "./stores/connection.store.ts";
 import { useNoticesStore } from "./stores/notices.store.ts";
 import { ApiError } from "./api/http.ts";
 
-const capabilities = Object.fromEntries(CAPABILITY_NAMES.map((name) => [name, false])) as Record<(typeof CAPABILITY_NAMES)[number], boolean>;
+const capabilities = Object.fromEntries(CAPABILITY_NAMES.map((name) => [name, false])) as Record<
+  (typeof CAPABILITY_NAMES)[number],
+  boolean
+>;
 
 async function mountApp(width = 1280) {
-  (window as unknown as { happyDOM: { setViewport(v: { width: number; height: number }): void } }).happyDOM.setViewport({ width, height: 800 });
+  (window as unknown as { happyDOM: { setViewport(v: { width: number; height: number }): void } }).happyDOM.setViewport({
+    width,
+    height: 800,
+  });
   const pinia = createPinia();
   setActivePinia(pinia);
   useBackendStore().$patch({ status: "ready", info: { name: "Leyline", version: "0.1.0", apiVersion: 2, capabilities } });
   const router = createAppRouter(createMemoryHistory());
   await router.push("/");
   // `live: false`: no requests, no events socket (the stores are tested against the real backend elsewhere).
-  const wrapper = mount(App, { props: { live: false }, global: { plugins: [pinia, router], stubs: { RouterView: true } }, attachTo: document.body });
+  const wrapper = mount(App, {
+    props: { live: false },
+    global: { plugins: [pinia, router], stubs: { RouterView: true } },
+    attachTo: document.body,
+  });
   await flushPromises();
   return { wrapper, router };
 }
 
-const press = (key: string, init: KeyboardEventInit = {}) => window.dispatchEvent(new KeyboardEvent("keydown", { key, bubbles: true, cancelable: true, ...init }));
+const press = (key: string, init: KeyboardEventInit = {}) =>
+  window.dispatchEvent(new KeyboardEvent("keydown", { key, bubbles: true, cancelable: true, ...init }));
 
 describe("App shell", () => {
   beforeEach(() => {

@@ -6,7 +6,10 @@ const allFalse = Object.fromEntries(CAPABILITY_NAMES.map((name) => [name, false]
 describe("checkBackendInfo", () => {
   it("accepts a Leyline API v2 answer and keeps its flags", () => {
     const check = checkBackendInfo({ name: "Leyline", version: "1.2.3", apiVersion: 2, capabilities: { ...allFalse, research: true } });
-    expect(check).toEqual({ ok: true, info: { name: "Leyline", version: "1.2.3", apiVersion: 2, capabilities: { ...allFalse, research: true } } });
+    expect(check).toEqual({
+      ok: true,
+      info: { name: "Leyline", version: "1.2.3", apiVersion: 2, capabilities: { ...allFalse, research: true } },
+    });
   });
 
   it("treats missing or non-boolean flags as unavailable", () => {

@@ -39,9 +39,7 @@ export const CAPABILITY_LABELS: Record<CapabilityName, string> = {
   tracing: "Tracing",
 };
 
-export type BackendCheck =
-  | { ok: true; info: BackendInfo }
-  | { ok: false; reason: string; info?: BackendInfo };
+export type BackendCheck = { ok: true; info: BackendInfo } | { ok: false; reason: string; info?: BackendInfo };
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -59,10 +57,7 @@ export function checkBackendInfo(body: unknown): BackendCheck {
     name,
     version,
     apiVersion,
-    capabilities: Object.fromEntries(CAPABILITY_NAMES.map((key) => [key, flags[key] === true])) as Record<
-      CapabilityName,
-      boolean
-    >,
+    capabilities: Object.fromEntries(CAPABILITY_NAMES.map((key) => [key, flags[key] === true])) as Record<CapabilityName, boolean>,
   };
   if (name !== EXPECTED_BACKEND_NAME) return { ok: false, reason: `This is not a Leyline backend (name "${name}").`, info };
   if (apiVersion !== EXPECTED_API_VERSION) {

@@ -65,10 +65,7 @@ export function createE2eDirs(): E2eDirs {
   fs.mkdirSync(projectDir, { recursive: true });
   fs.writeFileSync(path.join(projectDir, "README.md"), "# Demo project\n\nA folder the browser tests work in.\n");
   // No automatic compaction or retries in a tiny scripted conversation (as the runtime tests do).
-  fs.writeFileSync(
-    path.join(agentDir, "settings.json"),
-    JSON.stringify({ compaction: { enabled: false }, retry: { enabled: false } }),
-  );
+  fs.writeFileSync(path.join(agentDir, "settings.json"), JSON.stringify({ compaction: { enabled: false }, retry: { enabled: false } }));
   return { root, agentDir, sessionsDir, dataDir: path.join(root, "data"), projectDir, home };
 }
 

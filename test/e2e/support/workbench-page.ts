@@ -36,10 +36,7 @@ export async function sendPrompt(page: Page, text: string): Promise<void> {
   await input.fill(text);
   await page.locator(dt("send")).click();
   // The composer clears its input once the server accepted the prompt.
-  await page.waitForFunction(
-    (selector) => document.querySelector(selector)?.value === "",
-    dt("composer-input"),
-  );
+  await page.waitForFunction((selector) => document.querySelector(selector)?.value === "", dt("composer-input"));
 }
 
 /** The transcript's message entries of a role, as text, in order. */
@@ -119,7 +116,8 @@ export async function sameRowProblem(a: Locator, b: Locator, container: Locator)
   if (Math.abs(centre(boxA) - centre(boxB)) > 4) problems.push(`rows differ: ${JSON.stringify(boxA)} vs ${JSON.stringify(boxB)}`);
   if (boxB.x < boxA.x + boxA.width - 1) problems.push("out of order");
   for (const box of [boxA, boxB]) {
-    if (box.x < outer.x - 1 || box.x + box.width > outer.x + outer.width + 1) problems.push(`outside the container ${JSON.stringify(outer)}`);
+    if (box.x < outer.x - 1 || box.x + box.width > outer.x + outer.width + 1)
+      problems.push(`outside the container ${JSON.stringify(outer)}`);
   }
   return problems.join("; ");
 }
@@ -137,10 +135,13 @@ export async function sidebarRowProblems(page: Page, sessionId: string): Promise
     const box = await boxOf(row.locator(part).first(), part);
     if (box.x + box.width > rename.x + 0.5) problems.push(`${part} (${box.x}+${box.width}) runs under the actions (${rename.x})`);
   }
-  const clipped = await row.locator(".title").first().evaluate((el) => {
-    const style = el.ownerDocument.defaultView?.getComputedStyle(el);
-    return { overflows: el.scrollWidth > el.clientWidth, ellipsis: style?.textOverflow === "ellipsis" };
-  });
+  const clipped = await row
+    .locator(".title")
+    .first()
+    .evaluate((el) => {
+      const style = el.ownerDocument.defaultView?.getComputedStyle(el);
+      return { overflows: el.scrollWidth > el.clientWidth, ellipsis: style?.textOverflow === "ellipsis" };
+    });
   if (clipped.overflows && !clipped.ellipsis) problems.push("the title is cut without an ellipsis");
   return problems;
 }
@@ -158,7 +159,8 @@ export async function overflowingRight(container: Locator): Promise<string[]> {
     const found: string[] = [];
     for (const el of Array.from(root.querySelectorAll("*") as Iterable<Measured>)) {
       const box = el.getBoundingClientRect();
-      if (box.width > 1 && box.right > limit) found.push(`${el.tagName.toLowerCase()}.${el.getAttribute("class") ?? ""} +${Math.round(box.right - limit)}px`);
+      if (box.width > 1 && box.right > limit)
+        found.push(`${el.tagName.toLowerCase()}.${el.getAttribute("class") ?? ""} +${Math.round(box.right - limit)}px`);
     }
     return found.slice(0, 8);
   });

@@ -117,10 +117,16 @@ describe("events machine: hello and streams", () => {
   });
 
   it("numbered messages without an epoch are the norm; a hello without one breaks the protocol", () => {
-    const numbered = run([{ type: "message", text: JSON.stringify({ type: "runtime_roster", data: { sessionIds: [] }, seq: 2 }) }], connected(1));
+    const numbered = run(
+      [{ type: "message", text: JSON.stringify({ type: "runtime_roster", data: { sessionIds: [] }, seq: 2 }) }],
+      connected(1),
+    );
     expect(numbered.effects).toEqual([{ type: "deliver", message: { type: "runtime_roster", data: { sessionIds: [] }, seq: 2 } }]);
     const opened = run([{ type: "start", sessionId: "" }, { type: "opened" }]).state;
-    const noEpoch = run([{ type: "message", text: JSON.stringify({ type: "hello", data: { stream: "s", resumed: false, latestSeq: 0 }, seq: 0 }) }], opened);
+    const noEpoch = run(
+      [{ type: "message", text: JSON.stringify({ type: "hello", data: { stream: "s", resumed: false, latestSeq: 0 }, seq: 0 }) }],
+      opened,
+    );
     expect(noEpoch.state.phase).toBe("backoff");
   });
 
@@ -156,7 +162,13 @@ describe("events machine: seq continuity", () => {
   });
 
   it("ignores text that is not an envelope (and counts it)", () => {
-    const { state, effects } = run([{ type: "message", text: "not json" }, { type: "message", text: '{"type":"x"}' }], connected(1));
+    const { state, effects } = run(
+      [
+        { type: "message", text: "not json" },
+        { type: "message", text: '{"type":"x"}' },
+      ],
+      connected(1),
+    );
     expect(effects).toEqual([]);
     expect(state.malformed).toBe(2);
     expect(state.applied).toBe(1);
@@ -205,7 +217,10 @@ describe("events machine: seq continuity", () => {
           if (state.generation === before.generation) expect([before.applied, before.applied + 1]).toContain(state.applied);
           else expect(state.applied).toBe(0);
         };
-        const numbered = (seq: number, type = "x") => ({ type: "message" as const, text: JSON.stringify({ type, data: null, seq, epoch: server.epoch }) });
+        const numbered = (seq: number, type = "x") => ({
+          type: "message" as const,
+          text: JSON.stringify({ type, data: null, seq, epoch: server.epoch }),
+        });
         for (const a of actions) {
           if (a.kind === "connect") {
             if (state.phase === "backoff") feed({ type: "retry" });
@@ -214,7 +229,15 @@ describe("events machine: seq continuity", () => {
             const resume = state.stream !== null && state.stream === server.stream && a.resumable && state.applied <= server.seq;
             if (!resume) server = { ...server, stream: `st${++server.streams}`, seq: 0 };
             feed({ type: "opened" });
-            feed({ type: "message", text: JSON.stringify({ type: "hello", data: { stream: server.stream, resumed: resume, latestSeq: server.seq }, seq: 0, epoch: server.epoch }) });
+            feed({
+              type: "message",
+              text: JSON.stringify({
+                type: "hello",
+                data: { stream: server.stream, resumed: resume, latestSeq: server.seq },
+                seq: 0,
+                epoch: server.epoch,
+              }),
+            });
             // The replay of what the client missed (a fresh stream has nothing to replay yet).
             const open = (): boolean => state.phase === "open";
             for (let seq = state.applied + 1; resume && open() && seq <= server.seq; seq++) feed(numbered(seq));
@@ -244,7 +267,7 @@ describe("events machine: seq continuity", () => {
 });
 
 describe("events machine: heartbeat", () => {
-  it("answers a ping with the exact text {\"type\":\"pong\"}, applies its seq and delivers nothing", () => {
+  it('answers a ping with the exact text {"type":"pong"}, applies its seq and delivers nothing', () => {
     const { state, effects } = run([msg(2, "ping")], connected(1));
     expect(effects).toEqual([{ type: "send", text: '{"type":"pong"}' }, { type: "heartbeat" }]);
     expect(PONG_TEXT).toBe('{"type":"pong"}');
@@ -267,7 +290,10 @@ describe("events machine: focus", () => {
     const changed = run([{ type: "focus", sessionId: "b" }], connecting);
     expect(changed.effects).toEqual([]);
     const greeted = run([hello("s1", false)], changed.state);
-    expect(greeted.effects).toEqual([{ type: "freshStream", epoch: EPOCH, reason: "start" }, { type: "send", text: focusText("b") }]);
+    expect(greeted.effects).toEqual([
+      { type: "freshStream", epoch: EPOCH, reason: "start" },
+      { type: "send", text: focusText("b") },
+    ]);
 
     const offline = step(connected(1, "a"), { type: "closed", random: 0 }).state;
     const remembered = run([{ type: "focus", sessionId: "c" }, { type: "retry" }], offline);
@@ -348,7 +374,9 @@ describe("events machine: reconnect with backoff and jitter", () => {
     const stopped = step(step(connected(2), { type: "closed", random: 0 }).state, { type: "stop" });
     expect(stopped.effects).toEqual([{ type: "cancelSchedule" }, { type: "disconnect" }]);
     expect(step(stopped.state, { type: "retry" }).effects).toEqual([]);
-    expect(step(stopped.state, { type: "start", sessionId: "x" }).effects).toEqual([{ type: "connect", sessionId: "x", resume: { stream: "s1", after: 2 } }]);
+    expect(step(stopped.state, { type: "start", sessionId: "x" }).effects).toEqual([
+      { type: "connect", sessionId: "x", resume: { stream: "s1", after: 2 } },
+    ]);
   });
 });
 
@@ -357,7 +385,15 @@ describe("decodeEnvelope", () => {
     expect(decodeEnvelope('{"type":"ping","seq":3}')).toEqual({ type: "ping", seq: 3 });
     expect(decodeEnvelope('{"type":"ping","seq":3,"epoch":"e"}')).toEqual({ type: "ping", seq: 3, epoch: "e" });
     expect(decodeEnvelope('{"type":"x","data":null,"seq":1}')).toEqual({ type: "x", data: null, seq: 1 });
-    for (const text of ["", "[]", '{"type":"x","seq":"1"}', '{"type":"x","seq":1.5}', '{"seq":1}', '{"type":"x","seq":-1}', '{"type":"x","seq":1,"epoch":7}']) {
+    for (const text of [
+      "",
+      "[]",
+      '{"type":"x","seq":"1"}',
+      '{"type":"x","seq":1.5}',
+      '{"seq":1}',
+      '{"type":"x","seq":-1}',
+      '{"type":"x","seq":1,"epoch":7}',
+    ]) {
       expect(decodeEnvelope(text)).toBeNull();
     }
   });

@@ -252,7 +252,8 @@ function syncFocus(state: MachineState): Step {
     }
     return { state: { ...state, serverFocus: state.sessionId, snapshotOwed: false }, effects: [{ type: "send", text }] };
   }
-  if (state.snapshotOwed && state.sessionId !== "") return { state: { ...state, snapshotOwed: false }, effects: resnapshotTexts(state.sessionId) };
+  if (state.snapshotOwed && state.sessionId !== "")
+    return { state: { ...state, snapshotOwed: false }, effects: resnapshotTexts(state.sessionId) };
   return { state: { ...state, snapshotOwed: false }, effects: [] };
 }
 
@@ -267,7 +268,14 @@ function onHello(state: MachineState, epoch: string, hello: HelloData): Step {
   }
   const reason: FreshReason = restart ? "restart" : state.stream === null ? "start" : "not-resumed";
   // A fresh stream sends the URL focus's snapshot: an owed one is settled; a focus changed since is sent now.
-  const fresh: MachineState = { ...greeted, stream: hello.stream, applied: 0, latestSeq: 0, snapshotOwed: false, generation: state.generation + 1 };
+  const fresh: MachineState = {
+    ...greeted,
+    stream: hello.stream,
+    applied: 0,
+    latestSeq: 0,
+    snapshotOwed: false,
+    generation: state.generation + 1,
+  };
   const synced = syncFocus(fresh);
   return { state: synced.state, effects: [{ type: "freshStream", epoch, reason }, ...synced.effects] };
 }

@@ -4,7 +4,12 @@ import { EventsSocket, eventsUrl, wsBaseOf } from "./events-socket.ts";
 import { FakeSocket, ManualTimers } from "./events-socket.fixture.ts";
 
 const EPOCH = "e1";
-const hello = (stream: string, resumed: boolean, latestSeq = 0) => ({ type: "hello", data: { stream, resumed, latestSeq }, seq: 0, epoch: EPOCH });
+const hello = (stream: string, resumed: boolean, latestSeq = 0) => ({
+  type: "hello",
+  data: { stream, resumed, latestSeq },
+  seq: 0,
+  epoch: EPOCH,
+});
 const numbered = (seq: number, type = "runtime_roster", data: unknown = { sessionIds: [] }) => ({ type, data, seq, epoch: EPOCH });
 
 function setUp(silenceMs = 0) {

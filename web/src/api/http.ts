@@ -87,15 +87,21 @@ export async function request<T>(method: string, path: string, options: RequestO
   const body = await readBody(response);
   if (!response.ok) {
     const text = errorText(body) ?? (typeof body === "string" && body.length < 200 && body.trim() !== "" ? body : null);
-    throw new ApiError(response.status, text ?? `${label} answered ${response.status}${response.statusText ? ` ${response.statusText}` : ""}.`, label);
+    throw new ApiError(
+      response.status,
+      text ?? `${label} answered ${response.status}${response.statusText ? ` ${response.statusText}` : ""}.`,
+      label,
+    );
   }
   return body as T;
 }
 
 export const http = {
   get: <T>(path: string, options?: Omit<RequestOptions, "body">) => request<T>("GET", path, options),
-  post: <T>(path: string, body?: unknown, options?: Omit<RequestOptions, "body">) => request<T>("POST", path, { ...options, body: body ?? {} }),
-  patch: <T>(path: string, body?: unknown, options?: Omit<RequestOptions, "body">) => request<T>("PATCH", path, { ...options, body: body ?? {} }),
+  post: <T>(path: string, body?: unknown, options?: Omit<RequestOptions, "body">) =>
+    request<T>("POST", path, { ...options, body: body ?? {} }),
+  patch: <T>(path: string, body?: unknown, options?: Omit<RequestOptions, "body">) =>
+    request<T>("PATCH", path, { ...options, body: body ?? {} }),
   delete: <T>(path: string, options?: Omit<RequestOptions, "body">) => request<T>("DELETE", path, options),
 };
 

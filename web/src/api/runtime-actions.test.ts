@@ -40,7 +40,11 @@ describe("runtimeRequests", () => {
       body: { provider: "openai", id: "gpt/6" },
     });
     expect(runtimeRequests.thinking("s1", "high").body).toEqual({ level: "high" });
-    expect(runtimeRequests.ultrafast("s1", true)).toEqual({ method: "POST", path: "/api/pi/sessions/s1/ultrafast", body: { enabled: true } });
+    expect(runtimeRequests.ultrafast("s1", true)).toEqual({
+      method: "POST",
+      path: "/api/pi/sessions/s1/ultrafast",
+      body: { enabled: true },
+    });
     expect(runtimeRequests.confirm("s1", "req/1", false)).toEqual({
       method: "POST",
       path: "/api/pi/sessions/s1/extension-confirmations/req%2F1",
@@ -68,7 +72,9 @@ describe("sending actions", () => {
     backend = fakeBackend(() => ({ body: { ok: true, queued: true, active: activeOf() } }));
     const response = await prompt("s1", { text: "hello", streamingBehavior: "followUp" });
     expect(response.queued).toBe(true);
-    expect(backend.requests).toEqual([{ method: "POST", path: "/api/pi/sessions/s1/prompt", body: { text: "hello", streamingBehavior: "followUp" } }]);
+    expect(backend.requests).toEqual([
+      { method: "POST", path: "/api/pi/sessions/s1/prompt", body: { text: "hello", streamingBehavior: "followUp" } },
+    ]);
   });
 
   it("turns a stale revision into ApiError 409 with the server's words", async () => {
@@ -80,7 +86,9 @@ describe("sending actions", () => {
 
   it("selects the session before resetting it", async () => {
     backend = fakeBackend((request) =>
-      request.path === "/api/pi/active-session" ? { body: { active: activeOf() } } : { body: { ok: true, active: activeOf(), detail: { session: {}, entries: [] } } },
+      request.path === "/api/pi/active-session"
+        ? { body: { active: activeOf() } }
+        : { body: { ok: true, active: activeOf(), detail: { session: {}, entries: [] } } },
     );
     await resetToEntry("s1", "e3");
     expect(backend.requests.map((r) => [r.path, r.body])).toEqual([

@@ -8,7 +8,11 @@
  * own) and a function that sends it through http.ts (errors are `ApiError(status, message)`).
  */
 import type { RouteResponse } from "../../../domain/contract/http-route.ts";
-import type { answerConfirmation as answerConfirmationRoute, RuntimeActionBody, RuntimeActionResponse } from "../../../domain/contract/http-runtime-actions.ts";
+import type {
+  answerConfirmation as answerConfirmationRoute,
+  RuntimeActionBody,
+  RuntimeActionResponse,
+} from "../../../domain/contract/http-runtime-actions.ts";
 import type { PromptImage } from "../../../domain/runtime/runtime-types.ts";
 import type { ActiveResponse, CreateSessionResponse, RenameSessionResponse, SessionKind } from "./dto.ts";
 import { ApiError, http, request } from "./http.ts";
@@ -205,7 +209,11 @@ export async function resetToEntry(sessionId: string, entryId: string): Promise<
   await selectSession(sessionId);
   const response = await send<ActiveDetailResponse>(runtimeRequests.resetToEntry(entryId));
   if (response.active.id !== sessionId) {
-    throw new ApiError(409, `Reset went to session ${response.active.id}, not ${sessionId}: another window selected it.`, "POST /api/pi/reset-to-entry");
+    throw new ApiError(
+      409,
+      `Reset went to session ${response.active.id}, not ${sessionId}: another window selected it.`,
+      "POST /api/pi/reset-to-entry",
+    );
   }
   return response;
 }

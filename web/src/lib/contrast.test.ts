@@ -14,7 +14,10 @@ describe("contrast", () => {
     expect(contrastRatio("#767676", "#ffffff")).toBeGreaterThan(4.5);
   });
 
-  for (const [name, tokens] of [["dark", dark], ["light", light]] as const) {
+  for (const [name, tokens] of [
+    ["dark", dark],
+    ["light", light],
+  ] as const) {
     it(`keeps AA contrast (4.5:1) for text on every surface of the ${name} theme`, () => {
       const surfaces = ["--bg", "--sunken", "--panel", "--raised", "--hover", "--selected"];
       const texts = ["--text", "--muted", "--faint", "--accent", "--danger", "--warn", "--ok", "--info"];

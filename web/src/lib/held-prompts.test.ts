@@ -1,7 +1,23 @@
 import { describe, expect, it } from "vitest";
-import { EMPTY_HELD, failHeld, HELD_RELOAD_FAILURE, heldLabel, holdPrompt, keepHeld, releasePrompt, restoreHeld, takeBackDraft, type HeldPrompt } from "./held-prompts.ts";
+import {
+  EMPTY_HELD,
+  failHeld,
+  HELD_RELOAD_FAILURE,
+  heldLabel,
+  holdPrompt,
+  keepHeld,
+  releasePrompt,
+  restoreHeld,
+  takeBackDraft,
+  type HeldPrompt,
+} from "./held-prompts.ts";
 
-const image = { id: "a1", name: "shot.png", image: { type: "image" as const, data: "AAAA", mimeType: "image/png" }, url: "data:image/png;base64,AAAA" };
+const image = {
+  id: "a1",
+  name: "shot.png",
+  image: { type: "image" as const, data: "AAAA", mimeType: "image/png" },
+  url: "data:image/png;base64,AAAA",
+};
 const prompt = (typed: string, attachments = [] as HeldPrompt["attachments"]): Omit<HeldPrompt, "seq"> => ({
   typed,
   attachments,
@@ -29,7 +45,9 @@ describe("held prompts", () => {
   });
 
   it("are labelled as sent: a shell command as $ command, images counted", () => {
-    expect(heldLabel({ seq: 1, typed: "!ls -la", attachments: [], request: { kind: "bash", command: "ls -la", excludeFromContext: false } })).toBe("$ ls -la");
+    expect(
+      heldLabel({ seq: 1, typed: "!ls -la", attachments: [], request: { kind: "bash", command: "ls -la", excludeFromContext: false } }),
+    ).toBe("$ ls -la");
     expect(heldLabel({ seq: 2, ...prompt("look", [image]) })).toBe("look (+1 image)");
     expect(heldLabel({ seq: 3, ...prompt("", [image, image]) })).toBe("(2 images)");
   });

@@ -8,11 +8,9 @@
 import type { PromptImage } from "../../../domain/runtime/runtime-types.ts";
 import type { Attachment } from "../components/composer/composer-images.ts";
 
-
 /** What a held prompt sends: a prompt, or a `!command` / `!!command` for the session's shell. */
 export type HeldRequest =
-  | { kind: "prompt"; text: string; images: PromptImage[] }
-  | { kind: "bash"; command: string; excludeFromContext: boolean };
+  { kind: "prompt"; text: string; images: PromptImage[] } | { kind: "bash"; command: string; excludeFromContext: boolean };
 
 export interface HeldPrompt {
   /** Order of sending within the session (1, 2, …). */

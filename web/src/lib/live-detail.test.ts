@@ -78,9 +78,12 @@ describe("live detail: deltas", () => {
   it("law: snapshot then any series of deltas equals the last transcript", () => {
     fc.assert(
       fc.property(fc.array(fc.integer({ min: 0, max: 12 }), { minLength: 1, maxLength: 6 }), (lengths) => {
-        const versions = lengths.map((n, i) => syntheticTranscript(n).map((e) => (i % 2 === 1 && e.type === "message" ? { ...e, text: `${e.text} v${i}` } : e)));
+        const versions = lengths.map((n, i) =>
+          syntheticTranscript(n).map((e) => (i % 2 === 1 && e.type === "message" ? { ...e, text: `${e.text} v${i}` } : e)),
+        );
         let state = received(snapshotChunks(session, versions[0]!, 1, 4)).state;
-        for (let i = 1; i < versions.length; i++) state = applySessionDelta(state, sessionDelta("s1", versions[i - 1]!, versions[i]!, i)).state;
+        for (let i = 1; i < versions.length; i++)
+          state = applySessionDelta(state, sessionDelta("s1", versions[i - 1]!, versions[i]!, i)).state;
         expect(state.current?.entries).toEqual(versions.at(-1));
         expect(state.current?.revision).toBe(versions.length);
       }),

@@ -78,7 +78,12 @@ export function applySnapshotChunk(state: LiveDetailState, chunk: SessionSnapsho
     const was = state.pending;
     // A chunk of a snapshot whose beginning this state did not see: another one follows.
     if (was === null) return { state, outcome: "ignored" };
-    if (was.sessionId !== chunk.sessionId || was.revision !== chunk.revision || was.received !== chunk.offset || was.total !== chunk.total) {
+    if (
+      was.sessionId !== chunk.sessionId ||
+      was.revision !== chunk.revision ||
+      was.received !== chunk.offset ||
+      was.total !== chunk.total
+    ) {
       return { state: { ...state, pending: null }, outcome: "out-of-step" };
     }
     pending = { ...was, received: was.received + entries.length, chunks: [...was.chunks, entries] };
@@ -87,7 +92,13 @@ export function applySnapshotChunk(state: LiveDetailState, chunk: SessionSnapsho
   const previous = state.current;
   const session = pending.session ?? (previous?.sessionId === pending.sessionId ? previous.session : null);
   if (pending.received !== pending.total || session === null) return { state: { ...state, pending: null }, outcome: "out-of-step" };
-  const current: LiveDetail = { sessionId: pending.sessionId, revision: pending.revision, session, leafId: pending.leafId, entries: pending.chunks.flat() };
+  const current: LiveDetail = {
+    sessionId: pending.sessionId,
+    revision: pending.revision,
+    session,
+    leafId: pending.leafId,
+    entries: pending.chunks.flat(),
+  };
   return { state: { current, pending: null }, outcome: "changed" };
 }
 
@@ -104,7 +115,10 @@ export function applySessionDelta(state: LiveDetailState, delta: SessionDeltaDat
     revision: delta.revision,
     session: delta.session ?? current.session,
     leafId: delta.leafId !== undefined ? delta.leafId : current.leafId,
-    entries: delta.transcript === undefined ? current.entries : applyTranscriptDelta(current.entries, mapTranscriptDelta(delta.transcript, unpackEntry)),
+    entries:
+      delta.transcript === undefined
+        ? current.entries
+        : applyTranscriptDelta(current.entries, mapTranscriptDelta(delta.transcript, unpackEntry)),
   };
   return { state: { ...state, current: next }, outcome: "changed" };
 }

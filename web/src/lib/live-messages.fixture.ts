@@ -3,7 +3,12 @@
  * built from plain TranscriptEntry lists, as the server builds them (entries packed, snapshots in chunks), and
  * envelopes with seq and epoch for the connection store.
  */
-import type { SessionDeltaData, SessionSnapshotData, SessionUnavailableData, SessionUnavailableReason } from "../../../domain/live/live-messages.ts";
+import type {
+  SessionDeltaData,
+  SessionSnapshotData,
+  SessionUnavailableData,
+  SessionUnavailableReason,
+} from "../../../domain/live/live-messages.ts";
 import type { SessionIndexStatus, SessionListDelta, SessionListSnapshot, SessionRow } from "../../../domain/live/session-list.ts";
 import type { SessionDetailSession } from "../../../domain/session-detail.ts";
 import { diffTranscript } from "../../../domain/transcript/transcript-delta.ts";
@@ -74,7 +79,15 @@ export function sessionDelta(
     base,
     revision: base + 1,
     ...extra,
-    ...(transcript !== null ? { transcript: { ...(transcript.replaced ? { replaced: transcript.replaced.map(([i, e]) => [i, packEntry(e)] as const) } : {}), ...(transcript.truncate !== undefined ? { truncate: transcript.truncate } : {}), ...(transcript.appended ? { appended: transcript.appended.map(packEntry) } : {}) } } : {}),
+    ...(transcript !== null
+      ? {
+          transcript: {
+            ...(transcript.replaced ? { replaced: transcript.replaced.map(([i, e]) => [i, packEntry(e)] as const) } : {}),
+            ...(transcript.truncate !== undefined ? { truncate: transcript.truncate } : {}),
+            ...(transcript.appended ? { appended: transcript.appended.map(packEntry) } : {}),
+          },
+        }
+      : {}),
   };
 }
 
@@ -86,11 +99,20 @@ export function indexStatus(extra: Partial<SessionIndexStatus> = {}): SessionInd
   return { filesOnDisk: 3, indexed: 3, invalid: 0, invalidPaths: [], ready: true, verified: true, ...extra };
 }
 
-export function listSnapshot(sessions: SessionRow[], status: SessionIndexStatus = indexStatus({ filesOnDisk: sessions.length, indexed: sessions.length }), revision = 1): SessionListSnapshot {
+export function listSnapshot(
+  sessions: SessionRow[],
+  status: SessionIndexStatus = indexStatus({ filesOnDisk: sessions.length, indexed: sessions.length }),
+  revision = 1,
+): SessionListSnapshot {
   return { revision, sessions, status };
 }
 
-export function listDelta(upserted: SessionRow[], removed: string[], revision: number, status: SessionIndexStatus = indexStatus()): SessionListDelta {
+export function listDelta(
+  upserted: SessionRow[],
+  removed: string[],
+  revision: number,
+  status: SessionIndexStatus = indexStatus(),
+): SessionListDelta {
   return { revision, upserted, removed, status };
 }
 

@@ -20,8 +20,14 @@ const start = (message: unknown) => ({ type: "message_start", message });
 const end = (message: unknown) => ({ type: "message_end", message });
 
 /** The entry pi's file will hold for the same message (its own id, the message's timestamp). */
-const persistedUser = (id: string, text: string, timestamp = T): TranscriptEntry => ({ ...userEntry(id, text), messageTimestamp: timestamp });
-const persistedAssistant = (id: string, text: string, timestamp: number): TranscriptEntry => ({ ...assistantEntry(id, text, null), messageTimestamp: timestamp });
+const persistedUser = (id: string, text: string, timestamp = T): TranscriptEntry => ({
+  ...userEntry(id, text),
+  messageTimestamp: timestamp,
+});
+const persistedAssistant = (id: string, text: string, timestamp: number): TranscriptEntry => ({
+  ...assistantEntry(id, text, null),
+  messageTimestamp: timestamp,
+});
 
 function apply(events: Array<{ type: string; [key: string]: unknown }>, state: ProvisionalState = EMPTY_PROVISIONAL): ProvisionalState {
   return events.reduce((s, event) => nextProvisional(s, "s1", event), state);

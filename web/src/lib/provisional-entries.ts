@@ -72,7 +72,8 @@ export function userEntryFromMessage(id: string, message: unknown): UserMessageT
 /** Whether the persisted entries hold the user message a provisional entry stands for. */
 function persistedIn(entry: UserMessageTranscriptEntry, persisted: readonly TranscriptEntry[]): boolean {
   return persisted.some(
-    (other) => other.type === "message" && other.role === "user" && !isProvisionalEntry(other) && other.messageTimestamp === entry.messageTimestamp,
+    (other) =>
+      other.type === "message" && other.role === "user" && !isProvisionalEntry(other) && other.messageTimestamp === entry.messageTimestamp,
   );
 }
 
@@ -80,7 +81,11 @@ function persistedIn(entry: UserMessageTranscriptEntry, persisted: readonly Tran
  * The next provisional state for a pi runtime event of `sessionId`: message_start and message_end of a user
  * message add it (once: the end of a message already shown updates it in place). Other events change nothing.
  */
-export function nextProvisional(state: ProvisionalState, sessionId: string, event: { type: string; [key: string]: unknown }): ProvisionalState {
+export function nextProvisional(
+  state: ProvisionalState,
+  sessionId: string,
+  event: { type: string; [key: string]: unknown },
+): ProvisionalState {
   if (event.type !== "message_start" && event.type !== "message_end") return state;
   const seq = state.count + 1;
   const entry = userEntryFromMessage(`${PROVISIONAL_PREFIX}${sessionId}:${seq}`, event["message"]);
@@ -95,7 +100,9 @@ export function nextProvisional(state: ProvisionalState, sessionId: string, even
 
 /** Whether the persisted entries hold an assistant message pi started after the user message. */
 function answeredAfter(entry: UserMessageTranscriptEntry, persisted: readonly TranscriptEntry[]): boolean {
-  return persisted.some((other) => other.type === "message" && other.role === "assistant" && other.messageTimestamp > entry.messageTimestamp);
+  return persisted.some(
+    (other) => other.type === "message" && other.role === "assistant" && other.messageTimestamp > entry.messageTimestamp,
+  );
 }
 
 /**
@@ -104,7 +111,11 @@ function answeredAfter(entry: UserMessageTranscriptEntry, persisted: readonly Tr
  * pi saved an answer started after them but not them (they are not on this branch, e.g. the worker was
  * replaced), so showing them would mislead. A transcript read too early has no such answer and drops nothing.
  */
-export function settleProvisional(state: ProvisionalState, persisted: readonly TranscriptEntry[], endedRunSeq: number | null = null): ProvisionalState {
+export function settleProvisional(
+  state: ProvisionalState,
+  persisted: readonly TranscriptEntry[],
+  endedRunSeq: number | null = null,
+): ProvisionalState {
   const items = state.items.filter((item) => {
     if (persistedIn(item.entry, persisted)) return false;
     return endedRunSeq === null || item.seq > endedRunSeq || !answeredAfter(item.entry, persisted);

@@ -85,7 +85,10 @@ export function fallbackEntry(key: string, notice: ModelFallbackNotice, timestam
  * The transcript with system lines placed after the entry that was last when each first appeared
  * (`afterId` null: before everything; an id no longer in the list: at the end).
  */
-export function withPlacedEntries(entries: readonly TranscriptEntry[], placed: ReadonlyArray<{ afterId: string | null; entry: TranscriptEntry }>): TranscriptEntry[] {
+export function withPlacedEntries(
+  entries: readonly TranscriptEntry[],
+  placed: ReadonlyArray<{ afterId: string | null; entry: TranscriptEntry }>,
+): TranscriptEntry[] {
   if (placed.length === 0) return entries as TranscriptEntry[];
   const result = [...entries];
   for (const { afterId, entry } of placed) {

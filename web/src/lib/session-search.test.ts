@@ -5,8 +5,17 @@ import { folderName, matchesQuery, projectSessions, queryWords, recentProjects, 
 describe("session search and project filter", () => {
   const a = summary("a", { cwd: "/w/alpha", firstMessage: "Fix the flaky Parser test", name: "parser" });
   const b = summary("b", { cwd: "/w/beta", firstMessage: "Write the README" });
-  const child = summary("c", { cwd: "/tmp/sub", isSubagentSession: true, parentSessionPath: a.path, firstMessage: "thread 1: parser sources" });
-  const r = summary("r", { cwd: "/w/beta", research: researchSummary("r", { objective: "Compare parsers" }), firstMessage: "(no messages)" });
+  const child = summary("c", {
+    cwd: "/tmp/sub",
+    isSubagentSession: true,
+    parentSessionPath: a.path,
+    firstMessage: "thread 1: parser sources",
+  });
+  const r = summary("r", {
+    cwd: "/w/beta",
+    research: researchSummary("r", { objective: "Compare parsers" }),
+    firstMessage: "(no messages)",
+  });
   const all = [a, b, child, r];
 
   it("matches every word, case-insensitively, in name, first message, folder, id or research objective", () => {

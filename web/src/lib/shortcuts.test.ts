@@ -42,7 +42,8 @@ describe("matchShortcut", () => {
 
   it("documents every shortcut it matches", () => {
     const ids = new Set(SHORTCUTS.map((s) => s.id));
-    for (const id of ["new-session", "search", "focus-composer", "send", "interrupt", "help", "toggle-sidebar"] as const) expect(ids.has(id)).toBe(true);
+    for (const id of ["new-session", "search", "focus-composer", "send", "interrupt", "help", "toggle-sidebar"] as const)
+      expect(ids.has(id)).toBe(true);
   });
 });
 

@@ -17,7 +17,11 @@ export const SHORTCUTS: readonly ShortcutSpec[] = [
   { id: "new-session", keys: [["Alt", "N"]], description: "New session (start screen)" },
   { id: "search", keys: [["Ctrl", "K"], ["/"]], description: "Search sessions in all projects" },
   { id: "focus-composer", keys: [["Alt", "I"], ["i"]], description: "Focus the composer" },
-  { id: "send", keys: [["Enter"], ["Ctrl", "Enter"]], description: "Send (Enter in the composer; Ctrl+Enter anywhere). Shift+Enter: new line" },
+  {
+    id: "send",
+    keys: [["Enter"], ["Ctrl", "Enter"]],
+    description: "Send (Enter in the composer; Ctrl+Enter anywhere). Shift+Enter: new line",
+  },
   { id: "interrupt", keys: [["Esc"]], description: "Interrupt the running turn" },
   { id: "toggle-sidebar", keys: [["Alt", "B"]], description: "Show or hide the session list" },
   { id: "help", keys: [["?"]], description: "Show these shortcuts" },

@@ -15,7 +15,11 @@ import {
 type Event = { type: string } & Record<string, unknown>;
 
 const start = (timestamp: number): Event => ({ type: "message_start", message: { role: "assistant", content: [], timestamp } });
-const end = (timestamp: number): Event => ({ type: "message_end", message: { role: "assistant", stopReason: "stop", timestamp }, contentOmitted: true });
+const end = (timestamp: number): Event => ({
+  type: "message_end",
+  message: { role: "assistant", stopReason: "stop", timestamp },
+  contentOmitted: true,
+});
 const text = (index: number, value: string): Event => ({ type: "stream_delta", deltas: [{ kind: "text", index, text: value }] });
 
 function fold(events: readonly Event[], from: SessionStream = EMPTY_SESSION_STREAM): SessionStream {
@@ -77,7 +81,8 @@ describe("streaming message", () => {
   });
 
   it("counts a reply pi cut short (saved with a later timestamp) as the streamed one, but not an older one", () => {
-    const aborted = (timestamp: number, stopReason: "aborted" | "error" | "stop"): TranscriptEntry => ({ ...persistedReply(timestamp), stopReason }) as TranscriptEntry;
+    const aborted = (timestamp: number, stopReason: "aborted" | "error" | "stop"): TranscriptEntry =>
+      ({ ...persistedReply(timestamp), stopReason }) as TranscriptEntry;
     expect(streamSettled({ timestamp: 1700 }, [aborted(1750, "aborted")])).toBe(true);
     expect(streamSettled({ timestamp: 1700 }, [aborted(1750, "error")])).toBe(true);
     // A finished reply with another timestamp is another message; an older cut-short one is an earlier run.
@@ -96,14 +101,22 @@ describe("streaming message", () => {
 
   it("leaves the state as it is for events that change nothing", () => {
     const stream = fold([start(1), text(0, "x")]);
-    for (const event of [{ type: "turn_start" }, { type: "queue_update", steering: [], followUp: [] }, { type: "message_start", message: { role: "user", content: "hi" } }, { type: "what_is_this" }]) {
+    for (const event of [
+      { type: "turn_start" },
+      { type: "queue_update", steering: [], followUp: [] },
+      { type: "message_start", message: { role: "user", content: "hi" } },
+      { type: "what_is_this" },
+    ]) {
       expect(nextSessionStream(stream, event)).toBe(stream);
     }
   });
 
   it("a stream_snapshot (a new socket generation) restores the live state", () => {
     const server = fold([start(5), text(0, "so far"), { type: "tool_execution_start", toolCallId: "t1", toolName: "bash" }]).live;
-    const restored = nextSessionStream(EMPTY_SESSION_STREAM, { type: "stream_snapshot", state: JSON.parse(JSON.stringify(server)) as unknown });
+    const restored = nextSessionStream(EMPTY_SESSION_STREAM, {
+      type: "stream_snapshot",
+      state: JSON.parse(JSON.stringify(server)) as unknown,
+    });
     expect(streamingMessageOf("s1", restored)).toMatchObject({ text: "so far", timestamp: 5 });
     expect(restored.live).toEqual(server);
   });
@@ -132,7 +145,10 @@ describe("live tool output", () => {
 
 describe("live `!` command", () => {
   it("streams between start and end, then stays until its entry is persisted", () => {
-    let stream = fold([{ type: "bash_execution_start", command: "make" }, { type: "stream_delta", bash: "building\n" }]);
+    let stream = fold([
+      { type: "bash_execution_start", command: "make" },
+      { type: "stream_delta", bash: "building\n" },
+    ]);
     expect(bashIn(stream)).toEqual({ command: "make", text: "building\n", running: true });
     stream = fold([{ type: "stream_delta", bash: "done\n" }, { type: "bash_execution_end" }], stream);
     expect(bashIn(stream)).toEqual({ command: "make", text: "building\ndone\n", running: false });
@@ -141,8 +157,14 @@ describe("live `!` command", () => {
     expect(settleSessionStream(stream, [bashEntry("b0", "ls", "a\n", 0)])).toBe(stream);
     expect(settleSessionStream(stream, [bashEntry("b0", "make", "failed\n", 2)])).toBe(stream);
     expect(settleSessionStream(stream, [bashEntry("b1", "make", "building\ndone\n", 0), bashEntry("b0", "ls", "a\n", 0)])).toBe(stream);
-    expect(bashIn(settleSessionStream(stream, [bashEntry("b0", "ls", "a\n", 0), bashEntry("b1", "make", "building\ndone\n", 0)]))).toBeNull();
+    expect(
+      bashIn(settleSessionStream(stream, [bashEntry("b0", "ls", "a\n", 0), bashEntry("b1", "make", "building\ndone\n", 0)])),
+    ).toBeNull();
     // The next command replaces it.
-    expect(bashIn(nextSessionStream(stream, { type: "bash_execution_start", command: "ls" }))).toEqual({ command: "ls", text: "", running: true });
+    expect(bashIn(nextSessionStream(stream, { type: "bash_execution_start", command: "ls" }))).toEqual({
+      command: "ls",
+      text: "",
+      running: true,
+    });
   });
 });

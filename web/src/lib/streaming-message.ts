@@ -101,9 +101,20 @@ export function streamingMessageOf(sessionId: string, stream: SessionStream): St
   const toolCalls: StreamingToolCall[] = [];
   for (const block of message.blocks) {
     if (block.type !== "toolCall") continue;
-    toolCalls.push({ id: block.id !== "" ? block.id : `${id}:tool:${toolCalls.length}`, name: block.name, arguments: streamedArguments(block) ?? block.json });
+    toolCalls.push({
+      id: block.id !== "" ? block.id : `${id}:tool:${toolCalls.length}`,
+      name: block.name,
+      arguments: streamedArguments(block) ?? block.json,
+    });
   }
-  return { id, role: "assistant", text: streamedText(message), thinking: streamedText(message, "thinking"), toolCalls, timestamp: message.timestamp };
+  return {
+    id,
+    role: "assistant",
+    text: streamedText(message),
+    thinking: streamedText(message, "thinking"),
+    toolCalls,
+    timestamp: message.timestamp,
+  };
 }
 
 /** A tool's live output: running, or ended and not persisted yet; null when there is none. */
@@ -130,7 +141,13 @@ export function streamSettled(streaming: Pick<StreamingMessage, "timestamp">, pe
     if (entry.messageTimestamp === streaming.timestamp) return true;
     last ??= entry;
   }
-  return last !== undefined && last.type === "message" && last.role === "assistant" && (last.stopReason === "aborted" || last.stopReason === "error") && last.messageTimestamp >= streaming.timestamp;
+  return (
+    last !== undefined &&
+    last.type === "message" &&
+    last.role === "assistant" &&
+    (last.stopReason === "aborted" || last.stopReason === "error") &&
+    last.messageTimestamp >= streaming.timestamp
+  );
 }
 
 /** Whether the persisted transcript holds an ended `!` command: its latest bash entry ran the same command with this output. */
@@ -150,7 +167,11 @@ export function settleSessionStream(stream: SessionStream, persisted: readonly T
   let endedTools = stream.endedTools;
   const toolIds = Object.keys(endedTools);
   if (toolIds.length > 0) {
-    const done = new Set(persisted.flatMap((entry) => (entry.type === "tool" && entry.status !== "pending" && toolIds.includes(entry.toolCallId) ? [entry.toolCallId] : [])));
+    const done = new Set(
+      persisted.flatMap((entry) =>
+        entry.type === "tool" && entry.status !== "pending" && toolIds.includes(entry.toolCallId) ? [entry.toolCallId] : [],
+      ),
+    );
     if (done.size > 0) endedTools = Object.fromEntries(Object.entries(endedTools).filter(([id]) => !done.has(id)));
   }
   const endedBash = stream.endedBash !== null && bashSettled(stream.endedBash, persisted) ? null : stream.endedBash;

@@ -17,7 +17,7 @@ if (nodePrototype[MARK] !== true) {
     configurable: true,
     enumerable: base?.enumerable ?? true,
     get(this: Node): string {
-      for (let proto: unknown = Object.getPrototypeOf(this); proto !== null && proto !== Node.prototype; ) {
+      for (let proto: unknown = Object.getPrototypeOf(this); proto !== null && proto !== Node.prototype;) {
         const own = Object.getOwnPropertyDescriptor(proto, "nodeName");
         if (own?.get !== undefined) return String(own.get.call(this));
         proto = Object.getPrototypeOf(proto);

@@ -33,7 +33,7 @@ function scriptableParts(root: HTMLElement): string[] {
 const XSS_VECTORS = [
   "<script>alert(1)</script>",
   "<img src=x onerror=alert(1)>",
-  "<a href=\"javascript:alert(1)\">x</a>",
+  '<a href="javascript:alert(1)">x</a>',
   "[click](javascript:alert(1))",
   "[click](JaVaScRiPt:alert(1))",
   "[click](  javascript:alert(1))",
@@ -41,10 +41,10 @@ const XSS_VECTORS = [
   "[click](vbscript:msgbox(1))",
   "[click](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)",
   "![x](javascript:alert(1))",
-  "![x](x\" onerror=\"alert(1))",
-  "[x](https://example.com \"title\" onmouseover=alert(1))",
+  '![x](x" onerror="alert(1))',
+  '[x](https://example.com "title" onmouseover=alert(1))',
   "<svg onload=alert(1)>",
-  "<iframe src=\"https://evil.example\"></iframe>",
+  '<iframe src="https://evil.example"></iframe>',
   "<style>body{display:none}</style>",
   "<details open ontoggle=alert(1)>",
   "`<script>alert(1)</script>`",
@@ -61,9 +61,9 @@ describe("renderMarkdown", () => {
   });
 
   it("shows raw HTML as text instead of rendering it", () => {
-    const root = parse(renderMarkdown("before <b onclick=\"x()\">bold</b> after"));
+    const root = parse(renderMarkdown('before <b onclick="x()">bold</b> after'));
     expect(root.querySelector("b")).toBeNull();
-    expect(root.textContent).toContain("<b onclick=\"x()\">bold</b>");
+    expect(root.textContent).toContain('<b onclick="x()">bold</b>');
   });
 
   it("drops javascript: links but keeps their text", () => {
@@ -73,9 +73,7 @@ describe("renderMarkdown", () => {
   });
 
   it("removes scriptable HTML even when it reaches the sanitizer directly", () => {
-    const root = parse(
-      sanitizeHtml('<a href="javascript:alert(1)" onclick="x()">a</a><img src=x onerror="y()"><script>z()</script>'),
-    );
+    const root = parse(sanitizeHtml('<a href="javascript:alert(1)" onclick="x()">a</a><img src=x onerror="y()"><script>z()</script>'));
     expect(scriptableParts(root)).toEqual([]);
     expect(root.querySelector("script")).toBeNull();
     expect(root.querySelector("a")?.getAttribute("href")).toBeNull();
@@ -103,13 +101,13 @@ describe("renderMarkdown", () => {
 
   it.each([
     ["python", "def f():\n    return 'x'", "hljs-keyword"],
-    ["bash", "echo \"hi\" && ls", "hljs-built_in"],
-    ["json", "{\"a\": 1}", "hljs-attr"],
+    ["bash", 'echo "hi" && ls', "hljs-built_in"],
+    ["json", '{"a": 1}', "hljs-attr"],
     ["diff", "-old\n+new", "hljs-addition"],
     ["go", "func main() {}", "hljs-keyword"],
     ["rust", "fn main() { let x = 1; }", "hljs-keyword"],
     ["yaml", "key: value", "hljs-attr"],
-    ["html", "<div class=\"a\"></div>", "hljs-tag"],
+    ["html", '<div class="a"></div>', "hljs-tag"],
     ["css", "a { color: red; }", "hljs-selector-tag"],
     ["js", "let x = `t`;", "hljs-keyword"],
   ])("highlights %s", (language, code, className) => {

@@ -59,7 +59,13 @@ function writeSession(dirs: TestDirs, id: string, text: string): string {
   const file = path.join(dirs.projectSessions, `2026-01-01T00-00-00-000Z_${id}.jsonl`);
   const lines = [
     { type: "session", version: 3, id, timestamp: "2026-01-01T00:00:00.000Z", cwd: "/work/project" },
-    { type: "message", id: `${id.slice(0, 4)}0001`, parentId: null, timestamp: "2026-01-01T00:00:01.000Z", message: { role: "user", content: [{ type: "text", text }], timestamp: 1767225601000 } },
+    {
+      type: "message",
+      id: `${id.slice(0, 4)}0001`,
+      parentId: null,
+      timestamp: "2026-01-01T00:00:01.000Z",
+      message: { role: "user", content: [{ type: "text", text }], timestamp: 1767225601000 },
+    },
   ];
   fs.writeFileSync(file, lines.map((line) => JSON.stringify(line)).join("\n") + "\n");
   return file;

@@ -1,6 +1,11 @@
 import { defineStore } from "pinia";
 import { ref, watch } from "vue";
-import type { SessionDeltaData, SessionLoadingData, SessionSnapshotData, SessionUnavailableData } from "../../../domain/live/live-messages.ts";
+import type {
+  SessionDeltaData,
+  SessionLoadingData,
+  SessionSnapshotData,
+  SessionUnavailableData,
+} from "../../../domain/live/live-messages.ts";
 import type { SessionListDelta, SessionListSnapshot } from "../../../domain/live/session-list.ts";
 import type { ConnectionStatus, EventEnvelope, FreshReason, MachineState } from "../api/events-machine.ts";
 import { behindOf } from "../api/events-machine.ts";
@@ -111,7 +116,8 @@ export const useConnectionStore = defineStore("connection", () => {
         if (isRecord(data) && Array.isArray(data["sessions"])) sessions.applyListSnapshot(data as unknown as SessionListSnapshot);
         return;
       case "session_list_delta":
-        if (isRecord(data) && Array.isArray(data["upserted"]) && Array.isArray(data["removed"])) sessions.applyListDelta(data as unknown as SessionListDelta);
+        if (isRecord(data) && Array.isArray(data["upserted"]) && Array.isArray(data["removed"]))
+          sessions.applyListDelta(data as unknown as SessionListDelta);
         return;
       case "session_loading": {
         const loading = sessionData<SessionLoadingData>(data);
@@ -148,12 +154,18 @@ export const useConnectionStore = defineStore("connection", () => {
         onRuntimeEvent(data);
         return;
       case "extension_ui":
-        if (isRecord(data) && typeof data["activeSessionId"] === "string") runtimes.applyExtensionUi(data["activeSessionId"], data["state"]);
+        if (isRecord(data) && typeof data["activeSessionId"] === "string")
+          runtimes.applyExtensionUi(data["activeSessionId"], data["state"]);
         return;
       case "extension_error":
         if (isRecord(data) && data["activeSessionId"] === openSession.id) {
           const error = data["error"];
-          const text = isRecord(error) && typeof error["error"] === "string" ? error["error"] : typeof error === "string" ? error : JSON.stringify(error);
+          const text =
+            isRecord(error) && typeof error["error"] === "string"
+              ? error["error"]
+              : typeof error === "string"
+                ? error
+                : JSON.stringify(error);
           notices.report(new Error(text), "An extension failed");
         }
         return;
@@ -207,5 +219,20 @@ export const useConnectionStore = defineStore("connection", () => {
     { flush: "sync" },
   );
 
-  return { status, started, attempt, retryInMs, epoch, behind, freshStreams, lastFresh, resumes, heartbeats, start, stop, retryNow, receive };
+  return {
+    status,
+    started,
+    attempt,
+    retryInMs,
+    epoch,
+    behind,
+    freshStreams,
+    lastFresh,
+    resumes,
+    heartbeats,
+    start,
+    stop,
+    retryNow,
+    receive,
+  };
 });

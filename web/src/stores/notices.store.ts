@@ -36,7 +36,9 @@ export const useNoticesStore = defineStore("notices", () => {
   let nextId = 1;
 
   function push(kind: NoticeKind, message: string, context: string, action?: NoticeAction): Notice {
-    const existing = notices.value.find((n) => n.kind === kind && n.message === message && n.context === context && action === undefined && n.action === undefined);
+    const existing = notices.value.find(
+      (n) => n.kind === kind && n.message === message && n.context === context && action === undefined && n.action === undefined,
+    );
     if (existing) return existing;
     const notice: Notice = { id: nextId++, kind, message, context, ...(action !== undefined ? { action } : {}) };
     notices.value = [...notices.value, notice].slice(-MAX_NOTICES);

@@ -173,7 +173,14 @@ describe("stores ↔ a real runtime", { timeout: 60_000 }, () => {
     expect(openSession.heldOf(id).failure).toBe("");
     await waitFor(() => {
       const texts = openSession.entries.flatMap((e) => (e.type === "message" ? [`${e.role}:${e.text}`] : []));
-      expect(texts).toEqual(["user:remember this", "assistant:Noted.", "user:first after reopening", "assistant:Reply one.", "user:second after reopening", "assistant:Reply two."]);
+      expect(texts).toEqual([
+        "user:remember this",
+        "assistant:Noted.",
+        "user:first after reopening",
+        "assistant:Reply one.",
+        "user:second after reopening",
+        "assistant:Reply two.",
+      ]);
     });
     expect(openSession.runtimeStatus).toBe("open");
     // The runtime was started by the first action (selecting the session), then the prompts: in this order.

@@ -173,7 +173,10 @@ describe("open session: the detail from the events socket", () => {
     const streams = vi.spyOn(runtimes, "settleStreams");
     const T = Date.UTC(2026, 10, 30, 9, 0, 0);
     const open = await opened([], 1);
-    runtimes.applyRuntimeEvent("s1", { type: "message_start", message: { role: "user", content: [{ type: "text", text: "hi" }], timestamp: T + 5000 } });
+    runtimes.applyRuntimeEvent("s1", {
+      type: "message_start",
+      message: { role: "user", content: [{ type: "text", text: "hi" }], timestamp: T + 5000 },
+    });
     expect(open.entries.map((e) => e.id)).toEqual(["provisional:s1:1"]);
     const persisted = [{ ...userEntry("u1", "hi", 5) }, assistantEntry("a1", "hello", null, 6)];
     open.receiveDelta(sessionDelta("s1", [], persisted, 1));
@@ -198,7 +201,11 @@ describe("open session: the detail from the events socket", () => {
     runtimes.applyRuntimeEvent("s1", { type: "agent_end" });
     open.settleLive();
     expect(open.streaming?.text).toBe("Sentence 1 keeps the st");
-    const aborted = { ...assistantEntry("a1", "Sentence 1 keeps the st", null, 9), messageTimestamp: T + 600, stopReason: "aborted" as const };
+    const aborted = {
+      ...assistantEntry("a1", "Sentence 1 keeps the st", null, 9),
+      messageTimestamp: T + 600,
+      stopReason: "aborted" as const,
+    };
     open.receiveDelta(sessionDelta("s1", [prompt], [prompt, aborted], 1));
     await flushPromises();
     expect(open.streaming).toBeNull();

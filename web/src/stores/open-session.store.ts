@@ -1,15 +1,36 @@
 import { emptySessionUsage } from "../../../domain/session-usage.ts";
 import { defineStore } from "pinia";
 import { computed, ref, shallowRef, watch } from "vue";
-import type { SessionDeltaData, SessionLoadingData, SessionSnapshotData, SessionUnavailableData } from "../../../domain/live/live-messages.ts";
+import type {
+  SessionDeltaData,
+  SessionLoadingData,
+  SessionSnapshotData,
+  SessionUnavailableData,
+} from "../../../domain/live/live-messages.ts";
 import type { Active, ActiveSnapshot } from "../../../domain/runtime/runtime-types.ts";
 import type { ResearchState } from "../../../domain/research/research-types.ts";
 import type { TranscriptEntry } from "../../../domain/transcript/transcript-types.ts";
 import type { ActiveResponse, SessionDetail } from "../api/dto.ts";
 import { errorMessage, http } from "../api/http.ts";
 import { prompt as sendPrompt, runBash } from "../api/runtime-actions.ts";
-import { EMPTY_HELD, failHeld, holdPrompt, keepHeld, releasePrompt, restoreHeld, type HeldPrompt, type HeldState } from "../lib/held-prompts.ts";
-import { applySessionDelta, applySnapshotChunk, detailOf, EMPTY_LIVE_DETAIL, type LiveDetailOutcome, type LiveDetailState } from "../lib/live-detail.ts";
+import {
+  EMPTY_HELD,
+  failHeld,
+  holdPrompt,
+  keepHeld,
+  releasePrompt,
+  restoreHeld,
+  type HeldPrompt,
+  type HeldState,
+} from "../lib/held-prompts.ts";
+import {
+  applySessionDelta,
+  applySnapshotChunk,
+  detailOf,
+  EMPTY_LIVE_DETAIL,
+  type LiveDetailOutcome,
+  type LiveDetailState,
+} from "../lib/live-detail.ts";
 import { HELD_PROMPTS_KEY, readSetting, readTabValue, SETTING_KEYS, writeSetting, writeTabValue } from "../lib/local-storage.ts";
 import { withProvisional } from "../lib/provisional-entries.ts";
 import { runStateOf, type RunState } from "../lib/run-state.ts";
@@ -148,7 +169,10 @@ export const useOpenSessionStore = defineStore("openSession", () => {
   /** Transcript lines from runtime notices, per session: placed after `afterId` (the last entry when seen). */
   const placed = ref<Record<string, Array<{ key: string; afterId: string | null; entry: TranscriptEntry }>>>({});
   const entries = computed<TranscriptEntry[]>(() =>
-    withPlacedEntries(withProvisional(persistedEntries.value, runtimes.provisionalOf(id.value)), id.value === null ? [] : (placed.value[id.value] ?? [])),
+    withPlacedEntries(
+      withProvisional(persistedEntries.value, runtimes.provisionalOf(id.value)),
+      id.value === null ? [] : (placed.value[id.value] ?? []),
+    ),
   );
   const facts = computed<ViewFacts>(() => viewFacts(detail.value?.session));
   // Held prompts outlive a reload as typed text (sessionStorage): they come back into the composer, not resent.
@@ -208,7 +232,8 @@ export const useOpenSessionStore = defineStore("openSession", () => {
    */
   function open(sessionId: string, seed: { detail?: SessionDetail; active?: Active } = {}): Promise<void> {
     if (seed.active) runtimes.applySnapshot(seed.active);
-    if (id.value === sessionId && (status.value === "ready" || status.value === "loading") && seed.detail === undefined) return answered(sessionId);
+    if (id.value === sessionId && (status.value === "ready" || status.value === "loading") && seed.detail === undefined)
+      return answered(sessionId);
     reset(sessionId);
     runtimeStatus.value = runtimes.isOpen(sessionId) ? "open" : starts.has(sessionId) ? "opening" : "none";
     if (seed.detail) {
@@ -376,7 +401,8 @@ export const useOpenSessionStore = defineStore("openSession", () => {
     // "Starting pi…" from the moment of the action, not from when its turn comes.
     if (id.value === sessionId && !runtimes.isOpen(sessionId) && runtimeStatus.value !== "opening") runtimeStatus.value = "opening";
     const skipped = (): undefined => {
-      if (id.value === sessionId && runtimeStatus.value === "opening" && !starts.has(sessionId)) runtimeStatus.value = runtimes.isOpen(sessionId) ? "open" : "none";
+      if (id.value === sessionId && runtimeStatus.value === "opening" && !starts.has(sessionId))
+        runtimeStatus.value = runtimes.isOpen(sessionId) ? "open" : "none";
       return undefined;
     };
     const run = before.then(async () => {

@@ -30,7 +30,10 @@ describe("the user's prompt in the open session", () => {
     expect(open.entries).toHaveLength(1);
 
     // The reply finished and pi wrote the file: the refetched detail holds the prompt under its own id.
-    const persisted: TranscriptEntry[] = [{ ...userEntry("e1", "Explain streaming, please."), messageTimestamp: T }, { ...assistantEntry("e2", "Streaming…", null), messageTimestamp: T + 5 }];
+    const persisted: TranscriptEntry[] = [
+      { ...userEntry("e1", "Explain streaming, please."), messageTimestamp: T },
+      { ...assistantEntry("e2", "Streaming…", null), messageTimestamp: T + 5 },
+    ];
     const detail = open.detail;
     if (detail === null) throw new Error("no detail");
     open.$patch((state) => {

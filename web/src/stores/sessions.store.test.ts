@@ -57,7 +57,9 @@ describe("sessions store: the list from the events socket", () => {
   it("renames at once; the server's delta for the session replaces the local row (the server wins)", async () => {
     backend.restore();
     backend = fakeBackend((request) =>
-      request.method === "PATCH" ? { body: { ok: true, session: detailSession("a", { name: "Local name" }), detail: { session: detailSession("a"), entries: [] } } } : undefined,
+      request.method === "PATCH"
+        ? { body: { ok: true, session: detailSession("a", { name: "Local name" }), detail: { session: detailSession("a"), entries: [] } } }
+        : undefined,
     );
     const sessions = useSessionsStore();
     sessions.applyListSnapshot(listSnapshot([a, b]));

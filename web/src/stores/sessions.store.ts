@@ -1,7 +1,15 @@
 import { defineStore } from "pinia";
 import { computed, ref, shallowRef } from "vue";
 import type { ResearchSummary } from "../../../domain/research/research-types.ts";
-import { applySessionListDelta, compareSessionRows, sessionRowKey, type SessionIndexStatus, type SessionListDelta, type SessionListSnapshot, type SessionRow } from "../../../domain/live/session-list.ts";
+import {
+  applySessionListDelta,
+  compareSessionRows,
+  sessionRowKey,
+  type SessionIndexStatus,
+  type SessionListDelta,
+  type SessionListSnapshot,
+  type SessionRow,
+} from "../../../domain/live/session-list.ts";
 import type { SessionSummary } from "../../../domain/session-summary.ts";
 import type { DeleteSessionResponse, RenameSessionResponse, SessionDetailSession } from "../api/dto.ts";
 import { http } from "../api/http.ts";
@@ -17,7 +25,20 @@ export function summaryOfDetail(session: SessionDetailSession): SessionSummary {
   const { sessionFile: _file, contextTokens: _tokens, created: _created, contextUsage: _usage, research, ...rest } = session;
   let summary: ResearchSummary | null = null;
   if (research !== null) {
-    const { version: _v, strategy: _s, note: _n, threads: _t, sources: _src, citedSourceIds: _c, error: _e, createdAt: _ca, completedAt: _co, reportRequestedAt: _r, lastEventId: _l, ...researchSummary } = research;
+    const {
+      version: _v,
+      strategy: _s,
+      note: _n,
+      threads: _t,
+      sources: _src,
+      citedSourceIds: _c,
+      error: _e,
+      createdAt: _ca,
+      completedAt: _co,
+      reportRequestedAt: _r,
+      lastEventId: _l,
+      ...researchSummary
+    } = research;
     summary = researchSummary;
   }
   return { ...rest, research: summary };

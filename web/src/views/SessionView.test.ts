@@ -27,7 +27,14 @@ const entries: TranscriptEntry[] = [
     provider: "faux",
     model: "faux-1",
     stopReason: "stop",
-    usage: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 2, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
+    usage: {
+      input: 1,
+      output: 1,
+      cacheRead: 0,
+      cacheWrite: 0,
+      totalTokens: 2,
+      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+    },
   },
 ];
 
@@ -36,7 +43,10 @@ function detail(id: string, extra: Partial<SessionDetail["session"]> = {}, list 
 }
 
 function setWidth(width: number): void {
-  (window as unknown as { happyDOM: { setViewport(v: { width: number; height: number }): void } }).happyDOM.setViewport({ width, height: 900 });
+  (window as unknown as { happyDOM: { setViewport(v: { width: number; height: number }): void } }).happyDOM.setViewport({
+    width,
+    height: 900,
+  });
 }
 
 /** Mounts the workbench with the open session already loaded (no requests: `open` sees it is ready). */
@@ -101,7 +111,8 @@ describe("SessionView", () => {
         await started;
         return { body: { active: activeSnapshot("s1", 1) } };
       }
-      if (request.path.endsWith("/prompt")) return { body: { ok: true, queued: false, active: activeSnapshot("s1", 2, { isStreaming: true }) } };
+      if (request.path.endsWith("/prompt"))
+        return { body: { ok: true, queued: false, active: activeSnapshot("s1", 2, { isStreaming: true }) } };
       return undefined;
     });
     const facts = { model: { provider: "faux", id: "faux-1" }, thinkingLevel: "medium", fileVersion: 3 };
@@ -122,11 +133,20 @@ describe("SessionView", () => {
     await input.setValue("And another");
     await input.trigger("keydown", { key: "Enter" });
     await flushPromises();
-    expect(wrapper.findAll("[data-test=held-prompt]").map((li) => li.text())).toEqual(["waiting for pi Next question", "waiting for pi And another"]);
+    expect(wrapper.findAll("[data-test=held-prompt]").map((li) => li.text())).toEqual([
+      "waiting for pi Next question",
+      "waiting for pi And another",
+    ]);
     expect(backend.requests.map((r) => r.path)).toEqual(["/api/pi/active-session"]);
 
     release();
-    await vi.waitFor(() => expect(backend?.requests.map((r) => r.path)).toEqual(["/api/pi/active-session", "/api/pi/sessions/s1/prompt", "/api/pi/sessions/s1/prompt"]));
+    await vi.waitFor(() =>
+      expect(backend?.requests.map((r) => r.path)).toEqual([
+        "/api/pi/active-session",
+        "/api/pi/sessions/s1/prompt",
+        "/api/pi/sessions/s1/prompt",
+      ]),
+    );
     expect(backend.requests.slice(1).map((r) => r.body)).toEqual([{ text: "Next question" }, { text: "And another" }]);
     await flushPromises();
     expect(wrapper.findAll("[data-test=held-prompt]")).toHaveLength(0);
@@ -137,7 +157,13 @@ describe("SessionView", () => {
     setWidth(1280);
     backend = fakeBackend();
     const message = "The folder /w/gone no longer exists: this session can be read but not continued.";
-    const wrapper = await mountView("s1", detail("s1", { cwd: "/w/gone", readOnly: { reason: "cwd-missing", message } }), "ready", "", "none");
+    const wrapper = await mountView(
+      "s1",
+      detail("s1", { cwd: "/w/gone", readOnly: { reason: "cwd-missing", message } }),
+      "ready",
+      "",
+      "none",
+    );
     expect(wrapper.get("[data-test=read-only]").text()).toBe(message);
     expect(wrapper.findAll("[role=alert]")).toHaveLength(0);
     expect(wrapper.find("[data-test=composer]").exists()).toBe(false);
@@ -152,8 +178,18 @@ describe("SessionView", () => {
     setWidth(1280);
     const wrapper = await mountView("s1", detail("s1"));
     const runtimes = useRuntimesStore();
-    const upgraded = { kind: "file-upgraded" as const, message: "This session's file was upgraded from version 1 to version 3.", fromVersion: 1, backupPath: "/agent/leyline-trash/s1.v1.jsonl" };
-    const fallback = { kind: "model-fallback" as const, message: "Model openai/gone is not available: pi uses faux/faux-1.", requested: { provider: "openai", id: "gone" }, used: { provider: "faux", id: "faux-1" } };
+    const upgraded = {
+      kind: "file-upgraded" as const,
+      message: "This session's file was upgraded from version 1 to version 3.",
+      fromVersion: 1,
+      backupPath: "/agent/leyline-trash/s1.v1.jsonl",
+    };
+    const fallback = {
+      kind: "model-fallback" as const,
+      message: "Model openai/gone is not available: pi uses faux/faux-1.",
+      requested: { provider: "openai", id: "gone" },
+      used: { provider: "faux", id: "faux-1" },
+    };
     runtimes.applySnapshot(activeSnapshot("s1", 1, { notices: [upgraded, fallback] }));
     await flushPromises();
     const banner = wrapper.get("[data-test=file-upgraded]");

@@ -33,8 +33,20 @@ beforeAll(async () => {
   const cwd = `${server.home}/alpha`;
   const { sessionFileText } = await import("./server-process.fixture.ts");
   const fs = await import("node:fs");
-  fs.writeFileSync(`${server.sessionsDir}/s-alpha-1.jsonl`, sessionFileText({ id: "a1a1a1a1-0000-4000-8000-000000000001", cwd, time: now, userText: "Refactor the alpha parser", answer: "Done." }));
-  fs.writeFileSync(`${server.sessionsDir}/s-beta-1.jsonl`, sessionFileText({ id: "b1b1b1b1-0000-4000-8000-000000000002", cwd: `${server.home}/beta`, time: now, userText: "Beta question", answer: "Yes." }));
+  fs.writeFileSync(
+    `${server.sessionsDir}/s-alpha-1.jsonl`,
+    sessionFileText({ id: "a1a1a1a1-0000-4000-8000-000000000001", cwd, time: now, userText: "Refactor the alpha parser", answer: "Done." }),
+  );
+  fs.writeFileSync(
+    `${server.sessionsDir}/s-beta-1.jsonl`,
+    sessionFileText({
+      id: "b1b1b1b1-0000-4000-8000-000000000002",
+      cwd: `${server.home}/beta`,
+      time: now,
+      userText: "Beta question",
+      answer: "Yes.",
+    }),
+  );
   setApiBase(server.url);
 }, 120_000);
 
@@ -49,13 +61,19 @@ afterEach(() => {
   for (const stop of connections.splice(0)) stop();
 });
 const capabilities = (research: boolean) =>
-  Object.fromEntries(CAPABILITY_NAMES.map((name) => [name, name === "research" ? research : name === "events"])) as Record<(typeof CAPABILITY_NAMES)[number], boolean>;
+  Object.fromEntries(CAPABILITY_NAMES.map((name) => [name, name === "research" ? research : name === "events"])) as Record<
+    (typeof CAPABILITY_NAMES)[number],
+    boolean
+  >;
 
 async function setUp(research: boolean): Promise<{ pinia: Pinia; router: Router }> {
   localStorage.clear();
   const pinia = createPinia();
   setActivePinia(pinia);
-  useBackendStore().$patch({ status: "ready", info: { name: "Leyline", version: "0", apiVersion: 2, capabilities: capabilities(research) } });
+  useBackendStore().$patch({
+    status: "ready",
+    info: { name: "Leyline", version: "0", apiVersion: 2, capabilities: capabilities(research) },
+  });
   // The session list arrives on the events socket.
   const connection = useConnectionStore();
   connections.push(() => connection.stop());
@@ -84,9 +102,15 @@ describe("StartView with the real server", { timeout: 120_000 }, () => {
     // No research control without capabilities.research.
     expect(wrapper.find("[data-test=start-research]").exists()).toBe(false);
 
-    await wrapper.findAll(".dir").find((d) => d.text().includes("alpha"))?.trigger("click");
+    await wrapper
+      .findAll(".dir")
+      .find((d) => d.text().includes("alpha"))
+      ?.trigger("click");
     await waitFor(() => expect(wrapper.get(".current").text()).toBe(`${server.home}/alpha`));
-    await wrapper.findAll("button").find((b) => b.text() === "Choose this folder")?.trigger("click");
+    await wrapper
+      .findAll("button")
+      .find((b) => b.text() === "Choose this folder")
+      ?.trigger("click");
     const sessions = useSessionsStore();
     expect(sessions.project).toBe(`${server.home}/alpha`);
     expect(localStorage.getItem("leyline.project")).toBe(`${server.home}/alpha`);
@@ -97,7 +121,9 @@ describe("StartView with the real server", { timeout: 120_000 }, () => {
     expect(recent.text()).not.toContain("Beta question");
 
     // The preview (a throwaway runtime) fills the model and thinking pickers.
-    await waitFor(() => expect(wrapper.findAll("[data-test=start-model] option").map((o) => o.attributes("value"))).toContain("faux/faux-1"));
+    await waitFor(() =>
+      expect(wrapper.findAll("[data-test=start-model] option").map((o) => o.attributes("value"))).toContain("faux/faux-1"),
+    );
     const thinking = wrapper.get("[data-test=start-thinking]");
     const levels = thinking.findAll("option").map((o) => o.attributes("value") ?? "");
     expect(levels.length).toBeGreaterThan(0);

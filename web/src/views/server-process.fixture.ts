@@ -34,23 +34,54 @@ export interface SessionFileSpec {
 export function sessionFileText(spec: SessionFileSpec): string {
   const ms = Date.parse(spec.time);
   const lines: unknown[] = [
-    { type: "session", version: 3, id: spec.id, timestamp: spec.time, cwd: spec.cwd, ...(spec.parentSession ? { parentSession: spec.parentSession } : {}) },
-    { type: "message", id: `${spec.id.slice(0, 4)}u001`, parentId: null, timestamp: spec.time, message: { role: "user", content: [{ type: "text", text: spec.userText }], timestamp: ms } },
+    {
+      type: "session",
+      version: 3,
+      id: spec.id,
+      timestamp: spec.time,
+      cwd: spec.cwd,
+      ...(spec.parentSession ? { parentSession: spec.parentSession } : {}),
+    },
+    {
+      type: "message",
+      id: `${spec.id.slice(0, 4)}u001`,
+      parentId: null,
+      timestamp: spec.time,
+      message: { role: "user", content: [{ type: "text", text: spec.userText }], timestamp: ms },
+    },
   ];
   if (spec.answer !== undefined) {
-    const usage = { input: 10, output: 5, cacheRead: 0, cacheWrite: 0, totalTokens: 15, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
+    const usage = {
+      input: 10,
+      output: 5,
+      cacheRead: 0,
+      cacheWrite: 0,
+      totalTokens: 15,
+      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+    };
     lines.push({
       type: "message",
       id: `${spec.id.slice(0, 4)}a001`,
       parentId: `${spec.id.slice(0, 4)}u001`,
       timestamp: spec.time,
-      message: { role: "assistant", content: [{ type: "text", text: spec.answer }], api: "faux", provider: "faux", model: "faux-1", usage, stopReason: "stop", timestamp: ms },
+      message: {
+        role: "assistant",
+        content: [{ type: "text", text: spec.answer }],
+        api: "faux",
+        provider: "faux",
+        model: "faux-1",
+        usage,
+        stopReason: "stop",
+        timestamp: ms,
+      },
     });
   }
   return `${lines.map((line) => JSON.stringify(line)).join("\n")}\n`;
 }
 
-export async function startServerProcess(options: { folders?: string[]; sessions?: SessionFileSpec[]; faux?: unknown[] } = {}): Promise<ServerProcess> {
+export async function startServerProcess(
+  options: { folders?: string[]; sessions?: SessionFileSpec[]; faux?: unknown[] } = {},
+): Promise<ServerProcess> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "leyline-web-server-"));
   const home = path.join(root, "home");
   const agentDir = path.join(root, "agent");

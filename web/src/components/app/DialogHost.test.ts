@@ -13,7 +13,12 @@ describe("DialogHost", () => {
     opener.focus();
     const wrapper = mount(DialogHost, { attachTo: document.body });
 
-    const deleting = dialogs.confirm({ title: "Delete this session?", message: "It moves to the trash.", confirmLabel: "Delete", danger: true });
+    const deleting = dialogs.confirm({
+      title: "Delete this session?",
+      message: "It moves to the trash.",
+      confirmLabel: "Delete",
+      danger: true,
+    });
     const leaving = dialogs.confirm({ title: "Leave?", message: "The draft stays." });
     await flushPromises();
     expect(wrapper.get("[data-test=confirm-dialog]").attributes("role")).toBe("alertdialog");

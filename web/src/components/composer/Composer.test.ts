@@ -32,7 +32,11 @@ function mountDormant(facts: Facts, handler: (request: RecordedRequest) => FakeA
   backend = fakeBackend(handler);
   const pinia = createPinia();
   setActivePinia(pinia);
-  wrapper = mount(Composer, { props: { sessionId: "s1", active: null, facts, cwd: "/tmp/project" }, global: { plugins: [pinia] }, attachTo: document.body });
+  wrapper = mount(Composer, {
+    props: { sessionId: "s1", active: null, facts, cwd: "/tmp/project" },
+    global: { plugins: [pinia] },
+    attachTo: document.body,
+  });
   return { wrapper, requests: backend.requests };
 }
 
@@ -54,7 +58,9 @@ const paths = (requests: RecordedRequest[]) => requests.map((r) => r.path);
 
 describe("Composer input", () => {
   it("sends on Enter and clears the input", async () => {
-    const { wrapper: w, requests } = mountComposer(activeOf(), () => ({ body: { ok: true, queued: false, active: activeOf({ isStreaming: true }, 2) } }));
+    const { wrapper: w, requests } = mountComposer(activeOf(), () => ({
+      body: { ok: true, queued: false, active: activeOf({ isStreaming: true }, 2) },
+    }));
     await typeAndPress(w, "Explain the fold", { key: "Enter" });
     expect(requests).toEqual([{ method: "POST", path: "/api/pi/sessions/s1/prompt", body: { text: "Explain the fold" } }]);
     expect((w.get("[data-test=composer-input]").element as HTMLTextAreaElement).value).toBe("");
@@ -101,7 +107,9 @@ describe("Composer input", () => {
   });
 
   it("runs !command in the shell and !!command outside the model's context", async () => {
-    const { wrapper: w, requests } = mountComposer(activeOf(), () => ({ body: { ok: true, active: activeOf({}, 2), detail: { session: {}, entries: [] } } }));
+    const { wrapper: w, requests } = mountComposer(activeOf(), () => ({
+      body: { ok: true, active: activeOf({}, 2), detail: { session: {}, entries: [] } },
+    }));
     await typeAndPress(w, "!ls -la", { key: "Enter" });
     await typeAndPress(w, "!! git status", { key: "Enter" });
     expect(requests.map((r) => [r.path, r.body])).toEqual([
@@ -129,7 +137,14 @@ describe("Composer before the runtime", () => {
         await started.promise;
         return { body: { active: activeOf({}, 1) } };
       }
-      if (request.path.endsWith("/prompt")) return { body: { ok: true, queued: request.body !== null && (request.body as { text: string }).text !== "first", active: activeOf({ isStreaming: true }, 2) } };
+      if (request.path.endsWith("/prompt"))
+        return {
+          body: {
+            ok: true,
+            queued: request.body !== null && (request.body as { text: string }).text !== "first",
+            active: activeOf({ isStreaming: true }, 2),
+          },
+        };
       return undefined;
     });
     await flushPromises();
@@ -145,7 +160,11 @@ describe("Composer before the runtime", () => {
     expect(w.get("[data-test=run-state]").text()).toBe("Starting pi…");
     await typeAndPress(w, "second", { key: "Enter" });
     await typeAndPress(w, "!ls", { key: "Enter" });
-    expect(w.findAll("[data-test=held-prompt]").map((li) => li.text())).toEqual(["waiting for pi first", "waiting for pi second", "waiting for pi $ ls"]);
+    expect(w.findAll("[data-test=held-prompt]").map((li) => li.text())).toEqual([
+      "waiting for pi first",
+      "waiting for pi second",
+      "waiting for pi $ ls",
+    ]);
     expect(paths(requests)).toEqual(["/api/pi/active-session"]);
     expect(requests[0]?.body).toEqual({ id: "s1" });
 
@@ -204,7 +223,8 @@ describe("Composer before the runtime", () => {
 
   it("loads the folder's models when the picker is opened and changes the model as an action that starts pi", async () => {
     const { wrapper: w, requests } = mountDormant(facts, (request) => {
-      if (request.path.startsWith("/api/pi/state")) return { body: { active: { ...activeOf({ availableModels: [FAUX_MODEL, FAST_MODEL] }), id: "", path: "" } } };
+      if (request.path.startsWith("/api/pi/state"))
+        return { body: { active: { ...activeOf({ availableModels: [FAUX_MODEL, FAST_MODEL] }), id: "", path: "" } } };
       if (request.path === "/api/pi/active-session") return { body: { active: activeOf({}, 1) } };
       if (request.path.endsWith("/model")) return { body: { ok: true, active: activeOf({ model: FAST_MODEL }, 2) } };
       return undefined;
@@ -230,7 +250,14 @@ describe("Composer before the runtime", () => {
   });
 
   it("says beside the model when pi fell back to another one", () => {
-    const notices = [{ kind: "model-fallback" as const, message: "Model openai/gpt-6-astra is not available: pi uses faux/faux-1.", requested: { provider: "openai", id: "gpt-6-astra" }, used: { provider: "faux", id: "faux-1" } }];
+    const notices = [
+      {
+        kind: "model-fallback" as const,
+        message: "Model openai/gpt-6-astra is not available: pi uses faux/faux-1.",
+        requested: { provider: "openai", id: "gpt-6-astra" },
+        used: { provider: "faux", id: "faux-1" },
+      },
+    ];
     const { wrapper: w } = mountComposer(activeOf({ notices }));
     const shown = w.get("[data-test=model-fallback]");
     expect(shown.text()).toBe("faux-1 instead of gpt-6-astra (not available here)");
@@ -315,7 +342,21 @@ describe("Composer queue", () => {
   it("holds before editing and saves the edit with the revision the hold returned", async () => {
     const before = activeOf({ isStreaming: true, promptQueue: queueOf(7, items) }, 10);
     const afterHold = activeOf({ isStreaming: true, promptQueue: queueOf(8, items, true) }, 11);
-    const afterEdit = activeOf({ isStreaming: true, promptQueue: queueOf(9, [["q1", "first"], ["q2", "second, better"], ["q3", "third"]], true) }, 12);
+    const afterEdit = activeOf(
+      {
+        isStreaming: true,
+        promptQueue: queueOf(
+          9,
+          [
+            ["q1", "first"],
+            ["q2", "second, better"],
+            ["q3", "third"],
+          ],
+          true,
+        ),
+      },
+      12,
+    );
     const { wrapper: w, requests } = mountComposer(before, (request) => {
       const body = request.body as { action: string };
       return { body: { ok: true, active: body.action === "hold" ? afterHold : afterEdit } };
@@ -342,7 +383,16 @@ describe("Composer queue", () => {
 
   it("on a stale revision refetches the snapshot and says what happened", async () => {
     const stale = activeOf({ isStreaming: true, promptQueue: queueOf(7, items) }, 10);
-    const fresh = activeOf({ isStreaming: true, promptQueue: queueOf(9, [["q3", "third"], ["q1", "first"]]) }, 14);
+    const fresh = activeOf(
+      {
+        isStreaming: true,
+        promptQueue: queueOf(9, [
+          ["q3", "third"],
+          ["q1", "first"],
+        ]),
+      },
+      14,
+    );
     const { wrapper: w, requests } = mountComposer(stale, (request) =>
       request.path.endsWith("/queue") ? { status: 409, body: { error: "Stale queue revision" } } : { body: { ok: true, active: fresh } },
     );
@@ -369,7 +419,18 @@ describe("Composer controls", () => {
     const { wrapper: w, requests } = mountComposer(activeOf(), (request) => {
       if (request.path.endsWith("/model")) return { body: { ok: true, active: activeOf({ model: FAST_MODEL }, 3) } };
       if (request.path.endsWith("/ultrafast")) {
-        return { body: { ok: true, active: activeOf({ model: FAST_MODEL, extensionUi: { statuses: { "leyline-ultrafast": "on" }, widgets: {}, notifications: [], confirmations: [] } }, 4) } };
+        return {
+          body: {
+            ok: true,
+            active: activeOf(
+              {
+                model: FAST_MODEL,
+                extensionUi: { statuses: { "leyline-ultrafast": "on" }, widgets: {}, notifications: [], confirmations: [] },
+              },
+              4,
+            ),
+          },
+        };
       }
       return { body: { ok: true, active: activeOf({}, 2) } };
     });
@@ -391,7 +452,9 @@ describe("Composer controls", () => {
   });
 
   it("interrupts a working runtime and compacts an idle one", async () => {
-    const { wrapper: w, requests } = mountComposer(activeOf({ isStreaming: true }), () => ({ body: { ok: true, active: activeOf({}, 2), detail: { session: {}, entries: [] } } }));
+    const { wrapper: w, requests } = mountComposer(activeOf({ isStreaming: true }), () => ({
+      body: { ok: true, active: activeOf({}, 2), detail: { session: {}, entries: [] } },
+    }));
     expect(w.get("[data-test=compact]").attributes("disabled")).toBeDefined();
     await w.get("[data-test=interrupt]").trigger("click");
     await flushPromises();
@@ -425,7 +488,14 @@ describe("Composer controls", () => {
     const expiresAt = Date.now() + 30_000;
     const active = activeOf({
       pendingConfirmationCount: 1,
-      extensionUi: { statuses: {}, widgets: {}, notifications: [], confirmations: [{ id: "c1", title: "Run rm -rf build?", message: "The bash tool wants to delete build/.", createdAt: 0, expiresAt }] },
+      extensionUi: {
+        statuses: {},
+        widgets: {},
+        notifications: [],
+        confirmations: [
+          { id: "c1", title: "Run rm -rf build?", message: "The bash tool wants to delete build/.", createdAt: 0, expiresAt },
+        ],
+      },
     });
     const { wrapper: w, requests } = mountComposer(active);
     expect(w.get("[data-test=run-state]").attributes("data-state")).toBe("waiting");
@@ -443,7 +513,12 @@ describe("Composer confirmations", () => {
   it("closes a confirmation that is no longer pending and says so", async () => {
     const active = activeOf({
       pendingConfirmationCount: 1,
-      extensionUi: { statuses: {}, widgets: {}, notifications: [], confirmations: [{ id: "c2", title: "Allow?", message: "m", createdAt: 0, expiresAt: null }] },
+      extensionUi: {
+        statuses: {},
+        widgets: {},
+        notifications: [],
+        confirmations: [{ id: "c2", title: "Allow?", message: "m", createdAt: 0, expiresAt: null }],
+      },
     });
     const { wrapper: w, requests } = mountComposer(active, () => ({ status: 409, body: { error: "Confirmation is no longer pending" } }));
     expect(w.find("[data-test=confirm-countdown]").exists()).toBe(false);

@@ -52,9 +52,16 @@ describe("composer rules", () => {
 
   it("describes context usage", () => {
     expect(contextMeterView(undefined).level).toBe("unknown");
-    expect(contextMeterView({ tokens: null, contextWindow: 200_000, percent: null })).toEqual({ percent: null, level: "unknown", label: "Context: unknown of 200k tokens" });
+    expect(contextMeterView({ tokens: null, contextWindow: 200_000, percent: null })).toEqual({
+      percent: null,
+      level: "unknown",
+      label: "Context: unknown of 200k tokens",
+    });
     expect(contextMeterView({ tokens: 150_000, contextWindow: 200_000, percent: 75 }).level).toBe("warn");
-    expect(contextMeterView({ tokens: 1_000, contextWindow: 1_000_000, percent: 0.1 })).toMatchObject({ level: "ok", label: "Context: 1.0k of 1.0M tokens (0%)" });
+    expect(contextMeterView({ tokens: 1_000, contextWindow: 1_000_000, percent: 0.1 })).toMatchObject({
+      level: "ok",
+      label: "Context: 1.0k of 1.0M tokens (0%)",
+    });
   });
 
   it("counts down confirmations", () => {
@@ -75,7 +82,10 @@ describe("composer rules", () => {
   });
 
   it("round-trips model keys whose ids contain slashes", () => {
-    expect(parseModelKey(modelKey({ provider: "openrouter", id: "anthropic/claude" }))).toEqual({ provider: "openrouter", id: "anthropic/claude" });
+    expect(parseModelKey(modelKey({ provider: "openrouter", id: "anthropic/claude" }))).toEqual({
+      provider: "openrouter",
+      id: "anthropic/claude",
+    });
     expect(parseModelKey("nope")).toBeNull();
   });
 

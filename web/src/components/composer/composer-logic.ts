@@ -4,12 +4,7 @@
  * passed in).
  */
 import { compactNumber } from "../../lib/compact-number.ts";
-import {
-  PROMPT_IMAGE_MIME_TYPES,
-  type Active,
-  type ContextUsage,
-  type PromptQueue,
-} from "../../../../domain/runtime/runtime-types.ts";
+import { PROMPT_IMAGE_MIME_TYPES, type Active, type ContextUsage, type PromptQueue } from "../../../../domain/runtime/runtime-types.ts";
 import { ULTRAFAST_STATUS_KEY } from "../../../../domain/runtime/ultrafast.ts";
 
 export interface EnterKeyEvent {

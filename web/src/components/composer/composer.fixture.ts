@@ -74,7 +74,9 @@ export interface FakeAnswer {
  * (default `{ ok: true }`), or a promise of it (to hold an answer back, e.g. a runtime that is starting).
  * Call `restore()` (vi.unstubAllGlobals) after the test.
  */
-export function fakeBackend(handler: (request: RecordedRequest) => FakeAnswer | undefined | Promise<FakeAnswer | undefined> = () => undefined) {
+export function fakeBackend(
+  handler: (request: RecordedRequest) => FakeAnswer | undefined | Promise<FakeAnswer | undefined> = () => undefined,
+) {
   const requests: RecordedRequest[] = [];
   const fetchFake = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const url = new URL(typeof input === "string" ? input : input instanceof URL ? input.href : input.url, "http://leyline.test");

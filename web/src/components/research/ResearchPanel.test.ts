@@ -109,9 +109,7 @@ describe("ResearchPanel: threads and the subagent inspector", () => {
       "1:cited",
       "4:excluded",
     ]);
-    expect(inspector.get("[data-test=subagent-child-link]").attributes("href")).toBe(
-      "/sessions/0199a7e2-5000-7000-8000-000000000001",
-    );
+    expect(inspector.get("[data-test=subagent-child-link]").attributes("href")).toBe("/sessions/0199a7e2-5000-7000-8000-000000000001");
 
     keydown(inspector.element, "Escape");
     await flushPromises();
@@ -283,7 +281,10 @@ describe("ResearchPanel: source rail", () => {
     expect(rail.findAll("[data-test=source-item]")).toHaveLength(0);
     expect(rail.text()).toContain("No cited sources yet.");
     await rail.get("button.linklike").trigger("click");
-    expect(rail.findAll("[data-test=source-item]").map((s) => `${s.attributes("data-source-id")}:${s.attributes("data-status")}`)).toEqual(["1:candidate", "2:candidate"]);
+    expect(rail.findAll("[data-test=source-item]").map((s) => `${s.attributes("data-source-id")}:${s.attributes("data-status")}`)).toEqual([
+      "1:candidate",
+      "2:candidate",
+    ]);
   });
 
   it("reveals and focuses a source from the citation preview", async () => {
@@ -308,7 +309,13 @@ describe("ResearchPanel: hostile text", () => {
       objective: `Objective ${hostile}`,
       error: hostile,
       threads: research.threads.map((t) => ({ ...t, title: `${t.title} ${hostile}`, summary: hostile, task: hostile })),
-      sources: research.sources.map((s) => ({ ...s, title: `${s.title} ${hostile}`, claim: hostile, evidence: hostile, exclusionReason: hostile })),
+      sources: research.sources.map((s) => ({
+        ...s,
+        title: `${s.title} ${hostile}`,
+        claim: hostile,
+        evidence: hostile,
+        exclusionReason: hostile,
+      })),
     };
     const wrapper = await mountPanel(tainted);
     await wrapper.get("[data-thread-id=t1]").trigger("click");
@@ -322,4 +329,3 @@ describe("ResearchPanel: hostile text", () => {
     expect(wrapper.text()).toContain(`Objective ${hostile}`);
   });
 });
-

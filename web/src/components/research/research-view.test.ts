@@ -65,7 +65,10 @@ describe("sources", () => {
   });
 
   it("shows a URL as a link and a path as text", () => {
-    expect(sourceLocation({ url: "https://www.iea.org/x", path: "" })).toEqual({ text: "https://www.iea.org/x", href: "https://www.iea.org/x" });
+    expect(sourceLocation({ url: "https://www.iea.org/x", path: "" })).toEqual({
+      text: "https://www.iea.org/x",
+      href: "https://www.iea.org/x",
+    });
     expect(sourceLocation({ url: "", path: "./notes/a.md" })).toEqual({ text: "./notes/a.md", href: null });
     expect(sourceLocation({ url: "javascript:alert(1)", path: "" }).href).toBeNull();
   });
@@ -113,7 +116,9 @@ describe("report entry and support verdicts", () => {
     expect(readResearchReport(researchEntries(false)[1])).toBeNull();
     expect(readResearchReport({ researchReport: "x" })).toBeNull();
     const partial = readResearchReport({
-      researchReport: { support: [{ sentence: "A.", sourceId: 1, verdict: "maybe" }, { sentence: "B.", sourceId: 2, verdict: "partial" }, null] },
+      researchReport: {
+        support: [{ sentence: "A.", sourceId: 1, verdict: "maybe" }, { sentence: "B.", sourceId: 2, verdict: "partial" }, null],
+      },
     });
     expect(partial).toEqual({
       title: "",
@@ -179,4 +184,3 @@ describe("the backend's researchReport", () => {
     expect(found[0]?.sentence).toContain("cheaper gas");
   });
 });
-

@@ -95,9 +95,7 @@ export function threadTitle(thread: ResearchThread): string {
 
 /** The URL of a thread's child session page, or null when the thread has no child session yet. */
 export function childSessionHref(thread: ResearchThread): string | null {
-  return thread.childSession !== null && thread.childSession.id !== ""
-    ? `/sessions/${encodeURIComponent(thread.childSession.id)}`
-    : null;
+  return thread.childSession !== null && thread.childSession.id !== "" ? `/sessions/${encodeURIComponent(thread.childSession.id)}` : null;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -137,9 +135,7 @@ export const SOURCE_STATUS_LABELS: Readonly<Record<ResearchSourceStatus, string>
 export function citedSources(research: Pick<ResearchState, "sources" | "citedSourceIds">): ResearchSource[] {
   const order = new Map(research.citedSourceIds.map((id, index) => [id, index]));
   const rank = (source: ResearchSource): number => order.get(source.id) ?? Number.MAX_SAFE_INTEGER;
-  return research.sources
-    .filter((source) => source.status === "cited")
-    .sort((a, b) => rank(a) - rank(b) || a.id - b.id);
+  return research.sources.filter((source) => source.status === "cited").sort((a, b) => rank(a) - rank(b) || a.id - b.id);
 }
 
 export function sourceById(sources: readonly ResearchSource[], id: number): ResearchSource | null {
@@ -189,10 +185,7 @@ export function sourceFacts(source: Pick<ResearchSource, "publisher" | "publishe
 // ---------------------------------------------------------------------------------------------------------
 
 /** The transcript message that holds the report (research.reportEntryId), or null when it is not loaded. */
-export function findReportEntry(
-  entries: readonly TranscriptEntry[],
-  reportEntryId: string,
-): MessageTranscriptEntry | null {
+export function findReportEntry(entries: readonly TranscriptEntry[], reportEntryId: string): MessageTranscriptEntry | null {
   if (reportEntryId === "") return null;
   for (const entry of entries) {
     if (entry.id === reportEntryId && entry.type === "message") return entry;
@@ -284,11 +277,7 @@ export function readResearchReport(entry: unknown): ResearchReportView | null {
  * in report order), when it names `number`; else the first check of a citation of `number`; null when the
  * report carries no checks for it.
  */
-export function citationCheck(
-  citations: readonly ResearchReportCitation[],
-  number: number,
-  index: number,
-): ResearchReportCitation | null {
+export function citationCheck(citations: readonly ResearchReportCitation[], number: number, index: number): ResearchReportCitation | null {
   const atIndex = citations[index];
   if (atIndex !== undefined && atIndex.number === number) return atIndex;
   return citations.find((citation) => citation.number === number) ?? null;
@@ -311,18 +300,17 @@ export function comparableText(text: string): string {
 
 /** Strips the trailing citation numbers a rendered block's text keeps ("... in 2023 1 2" has "1 2"). */
 function withoutNumbers(text: string): string {
-  return text.replace(/\b\d+\b/g, " ").replace(/\s+/g, " ").trim();
+  return text
+    .replace(/\b\d+\b/g, " ")
+    .replace(/\s+/g, " ")
+    .trim();
 }
 
 /**
  * The support verdicts of a clicked citation: those for `sourceId` whose sentence occurs in `context`
  * (the text of the block around the citation), else every verdict for `sourceId`.
  */
-export function supportForCitation(
-  support: readonly SentenceSupport[],
-  sourceId: number,
-  context = "",
-): SentenceSupport[] {
+export function supportForCitation(support: readonly SentenceSupport[], sourceId: number, context = ""): SentenceSupport[] {
   const forSource = support.filter((item) => item.sourceId === sourceId);
   const around = withoutNumbers(comparableText(context));
   if (around === "" || forSource.length <= 1) return forSource;

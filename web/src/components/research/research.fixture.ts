@@ -134,7 +134,10 @@ const GATHER: EventBody[] = [
     kind: "thread",
     thread: { id: "t2", status: "done", summary: "IEA frames 2022 as a record year.", sourceIds: [2, 5], completedAt: T0 + 9500 },
   },
-  { kind: "thread", thread: { id: "t3", status: "error", childSession: CHILD(3), error: "Worker stopped: No scripted reply", sourceIds: [3] } },
+  {
+    kind: "thread",
+    thread: { id: "t3", status: "error", childSession: CHILD(3), error: "Worker stopped: No scripted reply", sourceIds: [3] },
+  },
 ];
 
 const REPORT: EventBody[] = [

@@ -30,7 +30,16 @@ function mountDialog({ autofocus = "second" }: Buttons = {}) {
       default: () => h("p", { id: "what" }, "They move to the archive."),
       actions: () => [
         h("button", { type: "button", class: "one" }, "One"),
-        h("button", { type: "button", class: "two", "data-autofocus": autofocus === "none" ? undefined : "", disabled: autofocus === "disabled-second" }, "Two"),
+        h(
+          "button",
+          {
+            type: "button",
+            class: "two",
+            "data-autofocus": autofocus === "none" ? undefined : "",
+            disabled: autofocus === "disabled-second",
+          },
+          "Two",
+        ),
         h("button", { type: "button", class: "three" }, "Three"),
       ],
     },
@@ -44,7 +53,8 @@ function mountDialog({ autofocus = "second" }: Buttons = {}) {
 const Host = defineComponent({
   props: { open: { type: Boolean, default: true } },
   setup(props) {
-    return () => (props.open ? h(AppDialog, { title: "Reset to here?" }, { actions: () => h("button", { type: "button" }, "Cancel") }) : null);
+    return () =>
+      props.open ? h(AppDialog, { title: "Reset to here?" }, { actions: () => h("button", { type: "button" }, "Cancel") }) : null;
   },
 });
 
@@ -68,7 +78,12 @@ describe("AppDialog", () => {
     expect(panel.attributes("aria-modal")).toBe("true");
     expect(panel.attributes("aria-describedby")).toBe("what");
     expect(document.getElementById(panel.attributes("aria-labelledby") ?? "")?.textContent).toBe("Archive the notes?");
-    expect(panel.get(".actions").findAll("button").map((b) => b.text())).toEqual(["One", "Two", "Three"]);
+    expect(
+      panel
+        .get(".actions")
+        .findAll("button")
+        .map((b) => b.text()),
+    ).toEqual(["One", "Two", "Three"]);
     expect(wrapper.get(".backdrop").attributes("data-test")).toBeUndefined();
   });
 

@@ -13,7 +13,12 @@ function mountPopover(closeKeys?: string[]) {
   const wrapper = mount(PopoverDialog, {
     props: closeKeys === undefined ? {} : { closeKeys },
     attrs: { class: "help", "data-test": "help" },
-    slots: { default: ({ titleId }: { titleId: string }) => [h("h2", { id: titleId }, "Keyboard shortcuts"), h("button", { type: "button" }, "Close")] },
+    slots: {
+      default: ({ titleId }: { titleId: string }) => [
+        h("h2", { id: titleId }, "Keyboard shortcuts"),
+        h("button", { type: "button" }, "Close"),
+      ],
+    },
     attachTo: document.body,
   });
   mounted.push(wrapper);

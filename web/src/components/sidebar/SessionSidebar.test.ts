@@ -17,11 +17,28 @@ const NOW = new Date(2026, 10, 30, 15, 0);
 const at = (daysAgo: number, hour = 10) => new Date(2026, 10, 30 - daysAgo, hour).toISOString();
 
 function rows(): SessionSummary[] {
-  const parent = summary("parent", { cwd: "/w/alpha", modified: at(0, 14), firstMessage: "Research the parsers", research: researchSummary("parent", { status: "running", phase: "gather" }) });
+  const parent = summary("parent", {
+    cwd: "/w/alpha",
+    modified: at(0, 14),
+    firstMessage: "Research the parsers",
+    research: researchSummary("parent", { status: "running", phase: "gather" }),
+  });
   return [
     parent,
-    summary("child-1", { cwd: "/tmp/sub", isSubagentSession: true, parentSessionPath: parent.path, modified: at(0, 13), firstMessage: "t1: parser a" }),
-    summary("child-2", { cwd: "/tmp/sub", isSubagentSession: true, parentSessionPath: parent.path, modified: at(0, 12), firstMessage: "t2: parser b" }),
+    summary("child-1", {
+      cwd: "/tmp/sub",
+      isSubagentSession: true,
+      parentSessionPath: parent.path,
+      modified: at(0, 13),
+      firstMessage: "t1: parser a",
+    }),
+    summary("child-2", {
+      cwd: "/tmp/sub",
+      isSubagentSession: true,
+      parentSessionPath: parent.path,
+      modified: at(0, 12),
+      firstMessage: "t2: parser b",
+    }),
     summary("today", { cwd: "/w/alpha", modified: at(0, 9), name: "Named today" }),
     summary("yesterday", { cwd: "/w/alpha", modified: at(1), firstMessage: "Fix the flaky test" }),
     summary("week", { cwd: "/w/alpha", modified: at(4), research: researchSummary("week", { status: "complete", phase: "report" }) }),
@@ -35,7 +52,12 @@ async function mountSidebar(state: { project?: string | null; openId?: string | 
   setActivePinia(pinia);
   const sessions = useSessionsStore();
   // The list as the events socket delivers it.
-  sessions.applyListSnapshot(listSnapshot([...(state.extra ?? []), ...rows()], indexStatus({ filesOnDisk: 12, indexed: 11, invalid: 1, invalidPaths: ["/agent/sessions/--w-alpha--/broken.jsonl"] })));
+  sessions.applyListSnapshot(
+    listSnapshot(
+      [...(state.extra ?? []), ...rows()],
+      indexStatus({ filesOnDisk: 12, indexed: 11, invalid: 1, invalidPaths: ["/agent/sessions/--w-alpha--/broken.jsonl"] }),
+    ),
+  );
   sessions.$patch({ now: NOW, project: state.project === undefined ? "/w/alpha" : state.project });
   if (state.openId) useOpenSessionStore().$patch({ id: state.openId });
   const router = createAppRouter(createMemoryHistory());
@@ -64,7 +86,10 @@ describe("SessionSidebar", { timeout: 20_000 }, () => {
     const today = groups[0];
     if (!today) throw new Error("no today group");
     // Top-level rows of Today: the parent (with its children nested) and "today"; other-project is elsewhere.
-    expect(today.findAll(":scope > ul > li > [data-test=session-item]").map((el) => el.attributes("data-session-id"))).toEqual(["parent", "today"]);
+    expect(today.findAll(":scope > ul > li > [data-test=session-item]").map((el) => el.attributes("data-session-id"))).toEqual([
+      "parent",
+      "today",
+    ]);
     const children = today.get("[data-test=subagent-children]");
     expect(ids(children, "[data-test=session-item]")).toEqual(["child-1", "child-2"]);
     expect(ids(wrapper, "[data-test=session-item]")).not.toContain("other-project");
@@ -74,10 +99,19 @@ describe("SessionSidebar", { timeout: 20_000 }, () => {
   it("keeps a fork top-level with a small forked-from hint; only subagent sessions nest", async () => {
     const parent = rows().find((row) => row.id === "today");
     if (!parent) throw new Error("no parent row");
-    const fork = summary("fork", { cwd: "/w/alpha", modified: at(0, 11), parentSessionPath: parent.path, firstMessage: "What is a heat pump?" });
+    const fork = summary("fork", {
+      cwd: "/w/alpha",
+      modified: at(0, 11),
+      parentSessionPath: parent.path,
+      firstMessage: "What is a heat pump?",
+    });
     const { wrapper } = await mountSidebar({ extra: [fork] });
     const today = wrapper.get("[data-test=session-group][data-group=today]");
-    expect(today.findAll(":scope > ul > li > [data-test=session-item]").map((el) => el.attributes("data-session-id"))).toEqual(["parent", "fork", "today"]); // newest first
+    expect(today.findAll(":scope > ul > li > [data-test=session-item]").map((el) => el.attributes("data-session-id"))).toEqual([
+      "parent",
+      "fork",
+      "today",
+    ]); // newest first
     expect(wrapper.get("[data-session-id=today]").element.closest("li")?.querySelector("[data-test=subagent-children]")).toBeNull();
     const hint = wrapper.get("[data-session-id=fork] [data-test=session-fork]");
     expect(hint.text()).toBe("fork");
@@ -87,9 +121,21 @@ describe("SessionSidebar", { timeout: 20_000 }, () => {
   });
 
   it("puts an empty new session under today: by its creation time, or at once when pi has not saved it yet", async () => {
-    const created = summary("created", { cwd: "/w/alpha", modified: undefined, timestamp: at(0, 14), messageCount: 0, firstMessage: "(no messages)" });
+    const created = summary("created", {
+      cwd: "/w/alpha",
+      modified: undefined,
+      timestamp: at(0, 14),
+      messageCount: 0,
+      firstMessage: "(no messages)",
+    });
     // A runtime-only session (GET /api/pi/sessions lists it before pi writes its file): no times at all.
-    const unsaved = summary("unsaved", { cwd: "/w/alpha", modified: undefined, timestamp: undefined, messageCount: 0, firstMessage: "(no messages)" });
+    const unsaved = summary("unsaved", {
+      cwd: "/w/alpha",
+      modified: undefined,
+      timestamp: undefined,
+      messageCount: 0,
+      firstMessage: "(no messages)",
+    });
     const { wrapper } = await mountSidebar({ extra: [unsaved, created] });
     const today = wrapper.get("[data-test=session-group][data-group=today]");
     expect(ids(today, "[data-test=session-item]")).toEqual(expect.arrayContaining(["unsaved", "created"]));

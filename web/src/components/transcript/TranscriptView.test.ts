@@ -23,7 +23,13 @@ afterEach(() => {
   backend = undefined;
 });
 
-type Props = { entries: TranscriptEntry[]; streaming?: StreamingMessage | null; research?: ResearchState | null; thinkingDefault?: "collapsed" | "expanded"; busy?: boolean };
+type Props = {
+  entries: TranscriptEntry[];
+  streaming?: StreamingMessage | null;
+  research?: ResearchState | null;
+  thinkingDefault?: "collapsed" | "expanded";
+  busy?: boolean;
+};
 
 async function mountView(props: Props, handler?: (request: RecordedRequest) => FakeAnswer | undefined) {
   setActivePinia(createPinia());
@@ -75,7 +81,9 @@ describe("TranscriptView virtualization", () => {
 describe("TranscriptView entries", () => {
   it("renders every entry type with its data attributes, and hides undisplayed custom messages", async () => {
     const w = await mountView({ entries: everyEntryType() });
-    const types = w.findAll("[data-test=entry]").map((e) => [e.attributes("data-entry-id"), e.attributes("data-entry-type"), e.attributes("data-role")]);
+    const types = w
+      .findAll("[data-test=entry]")
+      .map((e) => [e.attributes("data-entry-id"), e.attributes("data-entry-type"), e.attributes("data-role")]);
     expect(types).toEqual([
       ["e0", "system", ""],
       ["e1", "model_change", ""],
@@ -101,14 +109,33 @@ describe("TranscriptView entries", () => {
   });
 
   it("shows a tool call's name, status, diff colours, arguments, result and images", async () => {
-    const pending = toolEntry("a1", "c2", { status: "pending", resultText: "", resultEntryId: null, name: "bash", arguments: { command: "ls -la" }, diff: undefined, file: undefined });
-    const failed = toolEntry("a1", "c3", { status: "error", isError: true, name: "read", resultText: "ENOENT: no such file", arguments: { path: "missing.txt" }, diff: undefined, file: undefined });
+    const pending = toolEntry("a1", "c2", {
+      status: "pending",
+      resultText: "",
+      resultEntryId: null,
+      name: "bash",
+      arguments: { command: "ls -la" },
+      diff: undefined,
+      file: undefined,
+    });
+    const failed = toolEntry("a1", "c3", {
+      status: "error",
+      isError: true,
+      name: "read",
+      resultText: "ENOENT: no such file",
+      arguments: { path: "missing.txt" },
+      diff: undefined,
+      file: undefined,
+    });
     const pictured = toolEntry("a1", "c4", {
       name: "screenshot",
       arguments: {},
       diff: undefined,
       file: undefined,
-      resultImages: [{ type: "image", mimeType: "image/png", data: "iVBORw0KGgo=" }, { type: "image", mimeType: "text/html", data: "PHNjcmlwdD4=" }],
+      resultImages: [
+        { type: "image", mimeType: "image/png", data: "iVBORw0KGgo=" },
+        { type: "image", mimeType: "text/html", data: "PHNjcmlwdD4=" },
+      ],
     });
     const w = await mountView({ entries: [toolEntry("a1", "c1"), pending, failed, pictured] });
 
@@ -158,7 +185,13 @@ describe("TranscriptView entries", () => {
   });
 
   it("shows the streaming message after the entries", async () => {
-    const streaming: StreamingMessage = { id: "m9", role: "assistant", text: "Working on **it**", thinking: "hmm", toolCalls: [{ id: "t1", name: "read", arguments: { path: "a.ts" } }] };
+    const streaming: StreamingMessage = {
+      id: "m9",
+      role: "assistant",
+      text: "Working on **it**",
+      thinking: "hmm",
+      toolCalls: [{ id: "t1", name: "read", arguments: { path: "a.ts" } }],
+    };
     const w = await mountView({ entries: [userEntry("u1", "go")], streaming, thinkingDefault: "expanded" });
     const live = w.get("[data-test=streaming]");
     expect(live.find("strong").text()).toBe("it");
@@ -182,7 +215,9 @@ describe("TranscriptView actions", () => {
   const entries = () => [userEntry("u1", "first prompt", 1), assistantEntry("a1", "answer", null, 2), toolEntry("a1", "c1", {}, 3)];
 
   it("forks from an entry and emits the new session id", async () => {
-    const w = await mountView({ entries: entries() }, () => ({ body: { ok: true, active: activeOf({}, 1, "forked-1"), detail: { session: {}, entries: [] } } }));
+    const w = await mountView({ entries: entries() }, () => ({
+      body: { ok: true, active: activeOf({}, 1, "forked-1"), detail: { session: {}, entries: [] } },
+    }));
     await entry(w, "a1:c1").get("[data-test=entry-fork]").trigger("click");
     await flushPromises();
     expect(backend?.requests).toEqual([{ method: "POST", path: "/api/pi/sessions/s1/fork", body: { entryId: "a1-result" } }]);
@@ -194,7 +229,10 @@ describe("TranscriptView actions", () => {
   const resetBackend = (request: RecordedRequest): FakeAnswer => {
     if (request.path.startsWith("/api/pi/sessions/s1/reset-preview")) return { body: PREVIEW };
     if (request.path === "/api/pi/active-session") return { body: { active: activeOf() } };
-    if (request.path === "/api/pi/sessions/s1/reset-undo") return { body: { ok: true, detail: { session: { id: "s1" }, entries: [] }, trashed: { path: "/agent/leyline-trash/s1.undo-x.jsonl" } } };
+    if (request.path === "/api/pi/sessions/s1/reset-undo")
+      return {
+        body: { ok: true, detail: { session: { id: "s1" }, entries: [] }, trashed: { path: "/agent/leyline-trash/s1.undo-x.jsonl" } },
+      };
     return { body: { ok: true, active: activeOf({}, 5), detail: { session: {}, entries: [] }, trashed: { path: TRASH } } };
   };
 
@@ -239,7 +277,9 @@ describe("TranscriptView actions", () => {
     expect(backend?.requests.at(-1)).toEqual({ method: "POST", path: "/api/pi/sessions/s1/reset-undo", body: { trashPath: TRASH } });
     expect(w.emitted("reset")?.[1]?.[0]).toEqual({ entryId: "a1", detail: { session: { id: "s1" }, entries: [] } });
     expect(notices.notices.some((notice) => notice.action !== undefined)).toBe(false);
-    expect(notices.notices.map((notice) => notice.message)).toContain("Reset undone: the session file is back as it was. The reset version is kept in leyline-trash.");
+    expect(notices.notices.map((notice) => notice.message)).toContain(
+      "Reset undone: the session file is back as it was. The reset version is kept in leyline-trash.",
+    );
   });
 
   it("a preview that fails keeps Reset disabled and says why", async () => {
@@ -248,7 +288,9 @@ describe("TranscriptView actions", () => {
     );
     await entry(w, "a1").get("[data-test=entry-reset]").trigger("click");
     await flushPromises();
-    expect(w.get("[role=alertdialog] [role=alert]").text()).toBe("Cannot tell what the reset removes: Entry a1 is not on the active branch");
+    expect(w.get("[role=alertdialog] [role=alert]").text()).toBe(
+      "Cannot tell what the reset removes: Entry a1 is not on the active branch",
+    );
     expect(w.get("[data-test=confirm-ok]").attributes("disabled")).toBeDefined();
     await w.get("[data-test=confirm-ok]").trigger("click");
     await flushPromises();
@@ -266,7 +308,9 @@ describe("TranscriptView actions", () => {
     expect(backend?.requests).toEqual([]);
     await input.trigger("keydown", { key: "Enter" });
     await flushPromises();
-    expect(backend?.requests).toEqual([{ method: "POST", path: "/api/pi/sessions/s1/edit-prompt", body: { entryId: "u1", text: "a better prompt" } }]);
+    expect(backend?.requests).toEqual([
+      { method: "POST", path: "/api/pi/sessions/s1/edit-prompt", body: { entryId: "u1", text: "a better prompt" } },
+    ]);
     expect(w.emitted("edited")).toHaveLength(1);
     expect(entry(w, "u1").find("[data-test=prompt-editor]").exists()).toBe(false);
   });
@@ -287,7 +331,10 @@ describe("TranscriptView actions", () => {
   });
 
   it("shows a failed action in words", async () => {
-    const w = await mountView({ entries: entries() }, () => ({ status: 500, body: { error: "Cannot fork while the session is compacting" } }));
+    const w = await mountView({ entries: entries() }, () => ({
+      status: 500,
+      body: { error: "Cannot fork while the session is compacting" },
+    }));
     await entry(w, "u1").get("[data-test=entry-fork]").trigger("click");
     await flushPromises();
     expect(w.get("[data-test=transcript-error]").text()).toContain("Cannot fork while the session is compacting");
@@ -327,10 +374,21 @@ describe("TranscriptView live output", () => {
   });
 
   it("prints a running tool's output inside its pending entry as it comes, then its result", async () => {
-    const pending = toolEntry("a1", "c1", { status: "pending", resultText: "", resultEntryId: null, name: "bash", arguments: { command: "loop" }, diff: undefined, file: undefined });
+    const pending = toolEntry("a1", "c1", {
+      status: "pending",
+      resultText: "",
+      resultEntryId: null,
+      name: "bash",
+      arguments: { command: "loop" },
+      diff: undefined,
+      file: undefined,
+    });
     const w = await mountView({ entries: [pending] });
     expect(entry(w, "a1:c1").find("[data-test=tool-live-output]").exists()).toBe(false);
-    await apply({ type: "tool_execution_start", toolCallId: "c1", toolName: "bash" }, { type: "stream_delta", tools: { c1: { append: "line1\n" } } });
+    await apply(
+      { type: "tool_execution_start", toolCallId: "c1", toolName: "bash" },
+      { type: "stream_delta", tools: { c1: { append: "line1\n" } } },
+    );
     const output = () => entry(w, "a1:c1").get("[data-test=tool-live-output]");
     expect(output().text()).toBe("line1");
     expect(output().element.tagName).toBe("PRE");

@@ -44,8 +44,20 @@ describe("entry actions", () => {
 
 describe("diffLines", () => {
   it("classifies unified and pi edit-tool diff lines", () => {
-    expect(diffLines("--- a/x\n+++ b/x\n@@ -1 +1 @@\n-old\n+new\n same\n").map((l) => l.kind)).toEqual(["meta", "meta", "hunk", "del", "add", "context"]);
-    expect(diffLines("- 12 \told line\n+ 12 \tnew line\n  13 \tkept\n     ...").map((l) => l.kind)).toEqual(["del", "add", "context", "context"]);
+    expect(diffLines("--- a/x\n+++ b/x\n@@ -1 +1 @@\n-old\n+new\n same\n").map((l) => l.kind)).toEqual([
+      "meta",
+      "meta",
+      "hunk",
+      "del",
+      "add",
+      "context",
+    ]);
+    expect(diffLines("- 12 \told line\n+ 12 \tnew line\n  13 \tkept\n     ...").map((l) => l.kind)).toEqual([
+      "del",
+      "add",
+      "context",
+      "context",
+    ]);
   });
 });
 
@@ -80,6 +92,11 @@ describe("clipLines and reportTitleOf", () => {
     expect(reportTitleOf(assistant!, { reportEntryId: "e4", reportTitle: "Findings" })).toBe("Findings");
     expect(reportTitleOf(assistant!, { reportEntryId: "other", reportTitle: "Findings" })).toBeNull();
     expect(reportTitleOf(user!, { reportEntryId: "e3", reportTitle: "Findings" })).toBeNull();
-    expect(reportTitleOf({ ...assistant!, researchReport: { title: "Annotated", citedSourceIds: [], citations: [], support: [] } } as never, null)).toBe("Annotated");
+    expect(
+      reportTitleOf(
+        { ...assistant!, researchReport: { title: "Annotated", citedSourceIds: [], citations: [], support: [] } } as never,
+        null,
+      ),
+    ).toBe("Annotated");
   });
 });

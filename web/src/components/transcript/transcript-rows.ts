@@ -37,7 +37,11 @@ export function isVisibleEntry(entry: TranscriptEntry): boolean {
 }
 
 /** The rows of a transcript: visible entries in order, then the streaming message and the live `!` command (if any). */
-export function transcriptRows(entries: readonly TranscriptEntry[], streaming: StreamingMessage | null, bash: LiveBash | null = null): TranscriptRow[] {
+export function transcriptRows(
+  entries: readonly TranscriptEntry[],
+  streaming: StreamingMessage | null,
+  bash: LiveBash | null = null,
+): TranscriptRow[] {
   const rows: TranscriptRow[] = [];
   for (const entry of entries) if (isVisibleEntry(entry)) rows.push({ kind: "entry", key: `e:${entry.id}`, entry });
   if (streaming !== null) rows.push({ kind: "streaming", key: `s:${streaming.id}`, streaming });

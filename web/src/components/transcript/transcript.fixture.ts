@@ -26,7 +26,15 @@ const USAGE = {
 };
 
 export function userEntry(id: string, text: string, index = 0): UserMessageTranscriptEntry {
-  return { ...base(id, index), type: "message", role: "user", text, blocks: [{ type: "text", text }], copyText: text, messageTimestamp: BASE_TIME + index * 1000 };
+  return {
+    ...base(id, index),
+    type: "message",
+    role: "user",
+    text,
+    blocks: [{ type: "text", text }],
+    copyText: text,
+    messageTimestamp: BASE_TIME + index * 1000,
+  };
 }
 
 export function assistantEntry(id: string, text: string, thinking: string | null, index = 0): AssistantMessageTranscriptEntry {
@@ -45,7 +53,12 @@ export function assistantEntry(id: string, text: string, thinking: string | null
   };
 }
 
-export function toolEntry(callEntryId: string, callId: string, overrides: Partial<ToolTranscriptEntry> = {}, index = 0): ToolTranscriptEntry {
+export function toolEntry(
+  callEntryId: string,
+  callId: string,
+  overrides: Partial<ToolTranscriptEntry> = {},
+  index = 0,
+): ToolTranscriptEntry {
   return {
     ...base(`${callEntryId}:${callId}`, index),
     type: "tool",
@@ -84,17 +97,62 @@ export function bashEntry(id: string, command: string, output: string, exitCode:
 /** One of each entry type (ids e0…e9), in a plausible order. */
 export function everyEntryType(): TranscriptEntry[] {
   return [
-    { ...base("e0", 0), id: "e0", type: "system", label: "System", code: "tools added: read", sections: [], toolsAdded: [{ name: "read", description: "Read a file" }], toolsRemoved: [], text: "Tools added: read" },
+    {
+      ...base("e0", 0),
+      id: "e0",
+      type: "system",
+      label: "System",
+      code: "tools added: read",
+      sections: [],
+      toolsAdded: [{ name: "read", description: "Read a file" }],
+      toolsRemoved: [],
+      text: "Tools added: read",
+    },
     { ...base("e1", 1), type: "model_change", provider: "faux", modelId: "faux-1", copyText: "Model: faux/faux-1" },
     { ...base("e2", 2), type: "thinking_level_change", thinkingLevel: "high", copyText: "Thinking: high" },
     userEntry("e3", "Fix the **bug**", 3),
     assistantEntry("e4", "Done. See `app.ts`.", "The bug is an off-by-one.", 4),
     toolEntry("e4", "call-1", {}, 4),
     bashEntry("e5", "npm test", "1 passed", 0, 5),
-    { ...base("e6", 6), type: "compaction", summary: "Earlier: fixed a bug.", tokensBefore: 12345, firstKeptEntryId: "e3", fromHook: false, copyText: "Earlier: fixed a bug." },
-    { ...base("e7", 7), type: "branch_summary", summary: "Tried another approach.", fromId: "e4", fromHook: false, copyText: "Tried another approach." },
-    { ...base("e8", 8), type: "message", role: "custom", customType: "note", display: true, text: "A note", blocks: [{ type: "text", text: "A note" }], copyText: "A note", messageTimestamp: BASE_TIME },
-    { ...base("e9", 9), type: "message", role: "custom", customType: "hidden", display: false, text: "hidden", blocks: [], copyText: "hidden", messageTimestamp: BASE_TIME },
+    {
+      ...base("e6", 6),
+      type: "compaction",
+      summary: "Earlier: fixed a bug.",
+      tokensBefore: 12345,
+      firstKeptEntryId: "e3",
+      fromHook: false,
+      copyText: "Earlier: fixed a bug.",
+    },
+    {
+      ...base("e7", 7),
+      type: "branch_summary",
+      summary: "Tried another approach.",
+      fromId: "e4",
+      fromHook: false,
+      copyText: "Tried another approach.",
+    },
+    {
+      ...base("e8", 8),
+      type: "message",
+      role: "custom",
+      customType: "note",
+      display: true,
+      text: "A note",
+      blocks: [{ type: "text", text: "A note" }],
+      copyText: "A note",
+      messageTimestamp: BASE_TIME,
+    },
+    {
+      ...base("e9", 9),
+      type: "message",
+      role: "custom",
+      customType: "hidden",
+      display: false,
+      text: "hidden",
+      blocks: [],
+      copyText: "hidden",
+      messageTimestamp: BASE_TIME,
+    },
   ];
 }
 
@@ -108,7 +166,9 @@ export function syntheticTranscript(count: number): TranscriptEntry[] {
         entries.push(userEntry(id, `Prompt number ${i}: please look at item ${i}.`, i));
         break;
       case 1:
-        entries.push(assistantEntry(id, `Answer ${i}.\n\n- point one\n- point two\n\n\`\`\`ts\nconst n = ${i};\n\`\`\``, `Reasoning about ${i}`, i));
+        entries.push(
+          assistantEntry(id, `Answer ${i}.\n\n- point one\n- point two\n\n\`\`\`ts\nconst n = ${i};\n\`\`\``, `Reasoning about ${i}`, i),
+        );
         break;
       case 2:
         entries.push({ ...toolEntry(`n${i - 1}`, `c${i}`, {}, i), id });
