@@ -17,6 +17,7 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from "fastify";
 import type { TSchema } from "typebox";
 import { contractChecker, type ContractChecker } from "../domain/contract/contract-check.ts";
+import { ERROR_STATUS } from "../domain/contract/error-codes.ts";
 import { openApiDocument } from "../domain/contract/http-service.ts";
 import { ErrorBody } from "../domain/contract/schema-kit.ts";
 import { HttpError } from "./http-error.ts";
@@ -102,7 +103,7 @@ export async function registerContract(app: FastifyInstance, options: ContractOp
       if (failure === null) return payload;
       const route = `${request.method} ${request.routeOptions.url ?? request.url}`;
       request.log.error({ route, status: reply.statusCode, failure: failure.message }, "response breaks its declared schema");
-      reply.code(500);
+      reply.code(ERROR_STATUS.internal);
       return JSON.stringify({ error: `Response of ${route} (${reply.statusCode}) breaks its schema: ${failure.message}` });
     });
   }

@@ -5,13 +5,14 @@
  * Server → client: `{ type, data?, seq, epoch? }`; `SERVER_MESSAGES` maps each type to its `data` schema (null:
  * no data). Client → server: the heartbeat reply and a focus change (`ClientMessage`, at most 1 KiB each).
  * The server parses what clients send with `parseClientMessage`; the test suite checks every message the
- * server sends with `serverMessageFailure` (test/support and the socket fixtures), as it checks HTTP answers.
+ * server sends with `serverMessageFailure` (the socket test fixtures), as it checks HTTP answers.
  */
 import { Type, type Static, type TSchema } from "typebox";
-import type {
-  HelloData as HelloDataType,
-  SessionLoadingData as SessionLoadingDataType,
-  SessionUnavailableData as SessionUnavailableDataType,
+import {
+  PONG_TEXT,
+  type HelloData as HelloDataType,
+  type SessionLoadingData as SessionLoadingDataType,
+  type SessionUnavailableData as SessionUnavailableDataType,
 } from "../live/live-messages.ts";
 import type {
   SessionIndexStatus as SessionIndexStatusType,
@@ -21,9 +22,6 @@ import type {
 import { contractChecker, type ContractChecker } from "./contract-check.ts";
 import { ActiveSnapshot, SessionSummary } from "./http-common.ts";
 import { domainObject, literals, type SameType } from "./schema-kit.ts";
-
-/** The exact text of a heartbeat reply (the server compares text before it parses anything). */
-const PONG = '{"type":"pong"}';
 
 export const HelloData = Type.Object({ stream: Type.String(), resumed: Type.Boolean(), latestSeq: Type.Integer({ minimum: 0 }) });
 export const SessionLoadingData = Type.Object({ sessionId: Type.String(), loadedBytes: Type.Number(), totalBytes: Type.Number() });
@@ -138,7 +136,8 @@ let clientChecker: ContractChecker<typeof ClientMessage> | null = null;
 
 /** A client's message, or null when it is none (unknown messages are ignored, as the spec says). */
 export function parseClientMessage(text: string): ClientMessage | null {
-  if (text === PONG) return { type: "pong" };
+  // The heartbeat reply is compared as text before anything is parsed.
+  if (text === PONG_TEXT) return { type: "pong" };
   let value: unknown;
   try {
     value = JSON.parse(text);
