@@ -45,6 +45,9 @@ const extraSources = Array.from({ length: 19 }, (_, i) => ({
 }));
 
 const LEAD = "Investigate ZEBRA";
+
+/** Waits (read-only) until the research session's file records thread t1 as done. */
+const AFTER_T1_DONE = `for n in $(seq 1 1200); do grep -rqsF '"id":"t1","status":"done"' "$PI_CODING_AGENT_DIR/sessions" && exit 0; sleep 0.05; done; echo t1-not-done; exit 1`;
 const TURNS: FauxTurn[] = [
   // the lead (its latest user text stays the prompt for the whole run)
   {
@@ -94,6 +97,12 @@ const TURNS: FauxTurn[] = [
       { path: "./docs/notes.md", title: "Notes", publisher: "", publishedAt: "", kind: "file", claim: "n", evidence: "e" },
       ...extraSources,
     ]),
+  },
+  // t2 reports after t1 registered its sources (read-only bash polls the parent's file for t1's done event):
+  // ledger ids follow registration order, and the report below cites t1's sources as 1 and 2 and t2's as 21.
+  {
+    match: "t2: TODAY task",
+    toolCalls: [{ name: "bash", arguments: { command: AFTER_T1_DONE } }],
   },
   {
     match: "t2: TODAY task",
