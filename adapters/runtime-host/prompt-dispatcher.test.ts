@@ -6,6 +6,7 @@
 import { describe, expect, it } from "vitest";
 import type { PromptQueueState } from "../../domain/prompt-queue/prompt-queue-types.ts";
 import type { RuntimeRequestType, RuntimeResultMap, RuntimeSnapshot } from "../runtime-protocol/runtime-protocol.ts";
+import { idleRuntimeSnapshot } from "../runtime-protocol/runtime-snapshot.fixture.ts";
 import { ManualClock } from "./host-clock.ts";
 import type { PromptBody } from "./runtime-action-bodies.ts";
 import { createPromptDispatcher, type PromptDispatcher } from "./prompt-dispatcher.ts";
@@ -41,30 +42,7 @@ class ScriptedWorker {
 }
 
 function snapshot(revision: number, pi: Partial<PiActivity> = {}): RuntimeSnapshot {
-  return {
-    revision,
-    sessionId: "s1",
-    sessionFile: null,
-    cwd: "/tmp/project",
-    sessionName: null,
-    kind: "session",
-    model: null,
-    availableModels: [],
-    thinkingLevel: "off",
-    availableThinkingLevels: ["off"],
-    isStreaming: pi.isStreaming ?? false,
-    isCompacting: pi.isCompacting ?? false,
-    isBashRunning: false,
-    pendingToolCalls: [],
-    queuedMessages: { steering: [], followUp: [] },
-    steeringMode: "one-at-a-time",
-    followUpMode: "one-at-a-time",
-    activeToolNames: [],
-    contextUsage: null,
-    slashCommands: [],
-    diagnostics: [],
-    modelFallbackMessage: null,
-  };
+  return idleRuntimeSnapshot({ revision, isStreaming: pi.isStreaming ?? false, isCompacting: pi.isCompacting ?? false });
 }
 
 function prompt(text: string): PromptBody {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ModelAuthKind, RuntimeModelInfo, RuntimeSnapshot } from "../runtime-protocol/runtime-protocol.ts";
+import { idleRuntimeSnapshot } from "../runtime-protocol/runtime-snapshot.fixture.ts";
 import { initialResearchState } from "../../domain/research/research.fold.ts";
 import { modelDto, snapshotResearch, workerResearchInputs, workerSnapshotInput } from "./worker-snapshot-input.ts";
 
@@ -19,30 +20,7 @@ function modelInfo(overrides: Partial<RuntimeModelInfo> = {}): RuntimeModelInfo 
 }
 
 function snapshot(model: RuntimeModelInfo, availableModels: RuntimeModelInfo[]): RuntimeSnapshot {
-  return {
-    revision: 1,
-    sessionId: "s1",
-    sessionFile: null,
-    cwd: "/tmp/project",
-    sessionName: null,
-    kind: "session",
-    model,
-    availableModels,
-    thinkingLevel: "off",
-    availableThinkingLevels: ["off"],
-    isStreaming: false,
-    isCompacting: false,
-    isBashRunning: false,
-    pendingToolCalls: [],
-    queuedMessages: { steering: [], followUp: [] },
-    steeringMode: "one-at-a-time",
-    followUpMode: "one-at-a-time",
-    activeToolNames: [],
-    contextUsage: null,
-    slashCommands: [],
-    diagnostics: [],
-    modelFallbackMessage: null,
-  };
+  return idleRuntimeSnapshot({ model, availableModels });
 }
 
 describe("modelDto", () => {

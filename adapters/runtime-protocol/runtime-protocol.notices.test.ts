@@ -5,31 +5,9 @@
 import { describe, expect, it } from "vitest";
 import { checkRuntimeSnapshot } from "./runtime-protocol.validate.ts";
 import type { RuntimeSnapshot } from "./runtime-protocol.ts";
+import { idleRuntimeSnapshot } from "./runtime-snapshot.fixture.ts";
 
-const base: RuntimeSnapshot = {
-  revision: 1,
-  sessionId: "s",
-  sessionFile: null,
-  cwd: "/c",
-  sessionName: null,
-  kind: null,
-  model: null,
-  availableModels: [],
-  thinkingLevel: "off",
-  availableThinkingLevels: ["off"],
-  isStreaming: false,
-  isCompacting: false,
-  isBashRunning: false,
-  pendingToolCalls: [],
-  queuedMessages: { steering: [], followUp: [] },
-  steeringMode: "one-at-a-time",
-  followUpMode: "one-at-a-time",
-  activeToolNames: [],
-  contextUsage: null,
-  slashCommands: [],
-  diagnostics: [],
-  modelFallbackMessage: null,
-};
+const base: RuntimeSnapshot = idleRuntimeSnapshot({ sessionId: "s", cwd: "/c", kind: null });
 
 describe("checkRuntimeSnapshot: notices", () => {
   it("accepts no notices and well-formed ones", () => {

@@ -6,6 +6,7 @@ import {
   parseWorkerMessage,
   RUNTIME_REQUEST_TYPES,
 } from "./runtime-protocol.validate.ts";
+import { idleRuntimeSnapshot } from "./runtime-snapshot.fixture.ts";
 
 const childMarker = { version: 1, parentSessionId: null, parentSessionPath: null, toolCallId: null, agent: null, readOnlyBash: false };
 
@@ -161,30 +162,14 @@ describe("checkRuntimeSnapshot: model authKind", () => {
     availableThinkingLevels: ["off", "high"],
   };
   function snapshotWith(current: Record<string, unknown>, available: Array<Record<string, unknown>>): Record<string, unknown> {
-    return {
-      revision: 1,
+    const snapshot: Record<string, unknown> = idleRuntimeSnapshot({
       sessionId: "s",
-      sessionFile: null,
       cwd: "/tmp/x",
-      sessionName: null,
       kind: null,
-      model: current,
-      availableModels: available,
-      thinkingLevel: "off",
-      availableThinkingLevels: ["off"],
-      isStreaming: false,
-      isCompacting: false,
-      isBashRunning: false,
-      pendingToolCalls: [],
-      queuedMessages: { steering: [], followUp: [] },
       steeringMode: "all",
       followUpMode: "all",
-      activeToolNames: [],
-      contextUsage: null,
-      slashCommands: [],
-      diagnostics: [],
-      modelFallbackMessage: null,
-    };
+    });
+    return { ...snapshot, model: current, availableModels: available };
   }
 
   it.each([undefined, "apiKey", "oauth", "unknown"])("accepts authKind %s", (authKind) => {
