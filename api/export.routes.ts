@@ -21,7 +21,7 @@ import { unsavedExport, type SessionExportSource } from "../projections/session-
 import type { ReadSide } from "../adapters/read-side/read-side.ts";
 import { loadSessionDetail } from "../adapters/read-side/session-lookup.ts";
 import { SESSION_NOT_FOUND } from "../adapters/runtime-host/runtime-host-error.ts";
-import { resolveSessionPath } from "../adapters/session-files/session-paths.ts";
+import { resolveClientPath } from "../adapters/session-files/session-paths.ts";
 import { HttpError } from "./http-error.ts";
 import type { RuntimeHostView } from "./runtime-host.ts";
 
@@ -42,7 +42,7 @@ export const exportRoutes: FastifyPluginAsync<ExportRoutesOptions> = async (app,
   async function exportSource(id: string, given: string | undefined): Promise<SessionExportSource> {
     const { index, details } = await readSide.ready();
     if (given !== undefined && given.trim() !== "") {
-      const file = resolveSessionPath(given);
+      const file = resolveClientPath(given);
       if (!fs.existsSync(file)) throw new HttpError("session_not_found", SESSION_NOT_FOUND);
       const detail = await loadSessionDetail(details, file);
       if (detail === null || detail.session.id !== id) throw new HttpError("session_path_mismatch", "Session path does not match id");

@@ -28,7 +28,7 @@ import type { RuntimeHandle } from "../adapters/runtime-host/runtime-handle.ts";
 import type { RuntimeHost } from "../adapters/runtime-host/runtime-host.ts";
 import { SESSION_NOT_FOUND } from "../adapters/runtime-host/runtime-host-error.ts";
 import { moveToTrash } from "../adapters/session-files/session-trash.ts";
-import { resolveFolder, resolveSessionPath } from "../adapters/session-files/session-paths.ts";
+import { resolveClientPath } from "../adapters/session-files/session-paths.ts";
 import { closeIdleRuntime, detailOf, newestIn, openSession, openSessionFile } from "../adapters/session-resolution/session-resolution.ts";
 import { HttpError } from "./http-error.ts";
 import type { RuntimePreviewer } from "./runtime-preview.ts";
@@ -47,7 +47,7 @@ export const sessionWriteRoutes: FastifyPluginAsync<SessionWriteRoutesOptions> =
 
   api.post(createSession.url, { schema: createSession.schema }, async (request) => {
     const { kind } = request.body;
-    const cwd = resolveFolder(request.body.cwd);
+    const cwd = resolveClientPath(request.body.cwd);
     try {
       fs.mkdirSync(cwd, { recursive: true });
     } catch (error) {
@@ -85,11 +85,11 @@ export const sessionWriteRoutes: FastifyPluginAsync<SessionWriteRoutesOptions> =
     if (typeof body.id === "string" && body.id !== "") {
       handle = await openSession(services, body.id);
     } else if (typeof body.path === "string" && body.path.trim() !== "") {
-      const file = resolveSessionPath(body.path);
+      const file = resolveClientPath(body.path);
       if (!fs.existsSync(file)) throw new HttpError("session_not_found", SESSION_NOT_FOUND);
       handle = await openSessionFile(host, file);
     } else if (typeof body.cwd === "string" && body.cwd.trim() !== "") {
-      const found = await newestIn(services, resolveFolder(body.cwd));
+      const found = await newestIn(services, resolveClientPath(body.cwd));
       if (found === null) throw new HttpError("session_not_found", SESSION_NOT_FOUND);
       handle = found.handle ?? (await openSessionFile(host, found.file ?? ""));
     } else {
@@ -104,7 +104,7 @@ export const sessionWriteRoutes: FastifyPluginAsync<SessionWriteRoutesOptions> =
     const selectedId = host.activeSessionId;
     const selected = selectedId === null ? undefined : host.get(selectedId);
     const given = request.query.cwd;
-    const cwd = given !== undefined && given.trim() !== "" ? resolveFolder(given) : (selected?.cwd ?? process.cwd());
+    const cwd = given !== undefined && given.trim() !== "" ? resolveClientPath(given) : (selected?.cwd ?? process.cwd());
     if (!refresh && selected !== undefined && path.resolve(selected.cwd) === cwd) return { active: selected.active() };
     if (!fs.existsSync(cwd) || !fs.statSync(cwd).isDirectory()) throw new HttpError("invalid_request", `Not a directory: ${cwd}`);
     return { active: await previewer.preview(cwd, { refresh }) };

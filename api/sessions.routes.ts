@@ -22,7 +22,7 @@ import type { ReadSide } from "../adapters/read-side/read-side.ts";
 import type { DetailBody } from "../adapters/read-side/session-detail-feeds.ts";
 import { detailBodyOf } from "../adapters/read-side/session-lookup.ts";
 import { SESSION_NOT_FOUND } from "../adapters/runtime-host/runtime-host-error.ts";
-import { resolveSessionPath } from "../adapters/session-files/session-paths.ts";
+import { resolveClientPath } from "../adapters/session-files/session-paths.ts";
 import { HttpError } from "./http-error.ts";
 import type { RuntimeHostView } from "./runtime-host.ts";
 
@@ -50,7 +50,7 @@ export const sessionsRoutes: FastifyPluginAsync<SessionsRoutesOptions> = async (
     const value = request.query.path;
     if (value === undefined || value.trim() === "") throw new HttpError("invalid_request", "Missing query parameter: path");
     const { details } = await readSide.ready();
-    const body = await detailBodyOf(details, resolveSessionPath(value));
+    const body = await detailBodyOf(details, resolveClientPath(value));
     if (body === null) throw new HttpError("session_not_found", SESSION_NOT_FOUND);
     return sendDetail(reply, body);
   });
@@ -60,7 +60,7 @@ export const sessionsRoutes: FastifyPluginAsync<SessionsRoutesOptions> = async (
     const { index, details } = await readSide.ready();
     const given = request.query.path;
     if (given !== undefined && given.trim() !== "") {
-      const file = resolveSessionPath(given);
+      const file = resolveClientPath(given);
       if (!fs.existsSync(file)) throw new HttpError("session_not_found", SESSION_NOT_FOUND);
       const body = await detailBodyOf(details, file);
       // Spec: an id and path mismatch is a 500 (a file that is no session cannot match either).

@@ -15,18 +15,31 @@ export interface ListedRuntime {
   summary(): SessionSummary;
 }
 
-export function sessionList(
-  persisted: readonly SessionSummary[],
+/** The open runtimes whose file (or id) the persisted list does not have, as list rows, in roster order. */
+export function runtimeOnlySessions(
+  persisted: Iterable<SessionSummary>,
   runtimes: readonly ListedRuntime[],
   resolveFile: (file: string) => string,
 ): SessionSummary[] {
-  const persistedPaths = new Set(persisted.map((s) => s.path));
-  const persistedIds = new Set(persisted.map((s) => s.id));
+  const persistedPaths = new Set<string>();
+  const persistedIds = new Set<string>();
+  for (const summary of persisted) {
+    persistedPaths.add(summary.path);
+    persistedIds.add(summary.id);
+  }
   const runtimeOnly: SessionSummary[] = [];
   for (const runtime of runtimes) {
     const file = runtime.sessionFile;
     if ((file !== null && persistedPaths.has(resolveFile(file))) || persistedIds.has(runtime.sessionId)) continue;
     runtimeOnly.push(runtime.summary());
   }
-  return [...runtimeOnly, ...persisted];
+  return runtimeOnly;
+}
+
+export function sessionList(
+  persisted: readonly SessionSummary[],
+  runtimes: readonly ListedRuntime[],
+  resolveFile: (file: string) => string,
+): SessionSummary[] {
+  return [...runtimeOnlySessions(persisted, runtimes, resolveFile), ...persisted];
 }

@@ -23,6 +23,7 @@ import type { SessionListEvent } from "../../adapters/read-side/session-index.ts
 import type { ReadSide } from "../../adapters/read-side/read-side.ts";
 import type { RuntimeHostView } from "../runtime-host.ts";
 import { encodeMessageHead } from "./event-stream.ts";
+import { runtimeOnlySessions } from "../../domain/session-list-merge.ts";
 
 export type SessionListFeedEvent =
   | { readonly type: "snapshot"; readonly data: SessionListSnapshot }
@@ -60,16 +61,10 @@ export function createSessionListFeed(
 
   /** The runtime-only rows now: open runtimes whose file (or id) the index does not list. */
   function computeRuntimeRows(): SessionRow[] {
-    const paths = new Set(persisted.keys());
-    const ids = new Set<string>();
-    for (const summary of persisted.values()) ids.add(summary.id);
-    const out: SessionRow[] = [];
-    for (const runtime of runtimeHost.openRuntimes()) {
-      const file = runtime.sessionFile;
-      if ((file !== null && paths.has(path.resolve(file))) || ids.has(runtime.sessionId)) continue;
-      out.push({ ...runtime.summary(), runtimeOnly: true });
-    }
-    return out;
+    return runtimeOnlySessions(persisted.values(), runtimeHost.openRuntimes(), path.resolve).map((summary) => ({
+      ...summary,
+      runtimeOnly: true,
+    }));
   }
 
   function signatureNow(): string {
