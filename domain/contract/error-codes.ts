@@ -62,17 +62,8 @@ export const ERROR_STATUS = {
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
-export type ErrorStatus = (typeof ERROR_STATUS)[ErrorCode];
 
 export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
-
-export function isErrorCode(value: unknown): value is ErrorCode {
-  return typeof value === "string" && Object.hasOwn(ERROR_STATUS, value);
-}
-
-export function statusOfError(code: ErrorCode): ErrorStatus {
-  return ERROR_STATUS[code];
-}
 
 /**
  * The code of an error that only has a status (Fastify's own client errors, a plugin's http-errors): the

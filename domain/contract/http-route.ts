@@ -32,5 +32,3 @@ export function defineRoute<const S extends RouteSchemas>(method: HttpMethod, ur
 export type RouteResponse<R extends RouteContract> = R["schema"]["response"] extends { 200: infer T extends TSchema } ? Static<T> : never;
 /** The body a route takes. */
 export type RouteBody<R extends RouteContract> = R["schema"]["body"] extends infer T extends TSchema ? Static<T> : never;
-/** The query a route takes. */
-export type RouteQuery<R extends RouteContract> = R["schema"]["querystring"] extends infer T extends TSchema ? Static<T> : never;

@@ -30,11 +30,6 @@ export function nonEmptyString(message: string): ReturnType<typeof Type.String> 
   return failsWith(Type.String({ minLength: 1 }), message);
 }
 
-/** A string that must hold more than white space (`" "` fails too). */
-export function nonBlankString(message: string): ReturnType<typeof Type.String> {
-  return failsWith(Type.String({ pattern: "\\S" }), message);
-}
-
 /** One of a list of string constants (an enum of the domain: `RESEARCH_PHASES`, the queue actions). */
 export function literals<const V extends readonly string[]>(values: V) {
   return Type.Unsafe<V[number]>(Type.Union(values.map((value) => Type.Literal(value))));
