@@ -24,6 +24,8 @@ export const ERROR_STATUS = {
   entry_not_found: 404,
   /** An agent key no agent definition the folder sees has. */
   subagent_not_found: 404,
+  /** Pi Settings: a provider, model or MCP configuration, or a settings operation, that does not exist (or expired). */
+  settings_not_found: 404,
   /** A known path with a method it does not accept (sent with an Allow header). */
   method_not_allowed: 405,
   /**
@@ -31,6 +33,8 @@ export const ERROR_STATUS = {
    * pending, a paused runtime, a session whose folder is gone.
    */
   conflict: 409,
+  /** spec: Pi Settings already runs its limit of operations (eight). */
+  too_many_operations: 429,
   /** A body over the route's limit. */
   body_too_large: 413,
   /** A body whose content type the route does not parse. */
@@ -55,6 +59,8 @@ export const ERROR_STATUS = {
   directory_unreadable: 500,
   /** The runtime host is at its worker capacity, or shutting down. */
   capacity_reached: 503,
+  /** spec: the Pi Settings runtime cannot load, refresh authentication or acquire capacity, or the backend is shutting down. */
+  settings_unavailable: 503,
   /** The read side (database, session index) is still starting, or failed to start (GET /internal/ready). */
   not_ready: 503,
   /** Anything unexpected: the message is "Internal server error", the details go to the log only. */
@@ -85,6 +91,8 @@ export function errorCodeOfStatus(status: number): ErrorCode {
       return "unsupported_media_type";
     case 426:
       return "upgrade_required";
+    case 429:
+      return "too_many_operations";
     case 503:
       return "capacity_reached";
     default:
