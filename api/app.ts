@@ -59,6 +59,9 @@ import { sessionWriteRoutes } from "./session-write.routes.ts";
 import { sessionsRoutes } from "./sessions.routes.ts";
 import { subagentRoutes } from "./subagent.routes.ts";
 import { subagentsRoutes } from "./subagents.routes.ts";
+import { piSettingsRoutes, settingsNoStore } from "./pi-settings.routes.ts";
+import { createPiSettingsService, type OpenRuntimesView, type PiSettingsService } from "../adapters/pi-settings/pi-settings-service.ts";
+import { type HostClock, systemClock } from "../adapters/runtime-host/host-clock.ts";
 
 export interface BuildAppOptions {
   /** Fastify's logger option. Default: off (tests). */
@@ -103,6 +106,8 @@ export interface BuildAppOptions {
   watchSessions?: boolean;
   /** Home directory of GET /api/pi/fs (`~`). Default: os.homedir(). */
   home?: string;
+  /** The clock of Pi Settings operations (their 10-minute cap and one-minute retention). Default: the system's. */
+  settingsClock?: HostClock;
 }
 
 /** The services route plugins share, created once per app. */
@@ -116,6 +121,8 @@ export interface AppServices {
   readonly host: RuntimeHost;
   /** Throwaway runtimes for GET /api/pi/state previews (never registered, never persisted). */
   readonly previewer: RuntimePreviewer;
+  /** Pi Settings (providers, models, MCP servers, their operations) over the agent dir's files. */
+  readonly settings: PiSettingsService;
 }
 
 declare module "fastify" {
@@ -163,6 +170,19 @@ function clientFacing(error: FastifyError): { code: ErrorCode; message: string }
   return undefined;
 }
 
+/** What Pi Settings sees of the open runtimes: a session's folder, and the model routes they know (sign-in guard). */
+function openRuntimesView(host: RuntimeHost): OpenRuntimesView {
+  return {
+    cwdOfSession: (sessionId) => host.openRuntimes().find((handle) => handle.sessionId === sessionId)?.cwd ?? null,
+    routes: () =>
+      host
+        .openRuntimes()
+        .flatMap((handle) =>
+          handle.active().state.availableModels.map((model) => ({ sessionId: handle.sessionId, provider: model.provider, id: model.id })),
+        ),
+  };
+}
+
 /** The host's options with the app's defaults filled in (agent dir, faux script, worker environment). */
 function runtimeHostSettings(given: RuntimeHostOptions, env: NodeJS.ProcessEnv, agentDir: string): RuntimeHostOptions {
   return {
@@ -195,7 +215,13 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
     watch: options.watchSessions ?? true,
     onError: (error) => app.log.error({ err: error }, "session index error"),
   });
-  const services: AppServices = { epoch, dataDir, agentDir, readSide, runtimeHost, host, previewer };
+  const settings = createPiSettingsService({
+    agentDir,
+    clock: options.settingsClock ?? systemClock,
+    openRuntimes: openRuntimesView(host),
+    env,
+  });
+  const services: AppServices = { epoch, dataDir, agentDir, readSide, runtimeHost, host, previewer, settings };
   app.decorate("leyline", services);
   // Workers first (they may still append to session files), then the index records what they wrote (a
   // warm start serves the stored list before it re-checks the disk), then the index and the database. The
@@ -209,6 +235,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
     await Promise.all([
       host.shutdown().catch((error: unknown) => app.log.error({ err: error }, "runtime host shutdown failed")),
       previewer.close(),
+      settings.close(),
     ]);
   };
   app.addHook("preClose", stopWorkers);
@@ -238,7 +265,7 @@ async function registerAll(
   options: BuildAppOptions,
   settings: { version: string; webDistDir: string | null; startedAtMs: number },
 ): Promise<void> {
-  const { readSide, runtimeHost, dataDir, agentDir, epoch, host, previewer } = services;
+  const { readSide, runtimeHost, dataDir, agentDir, epoch, host, previewer, settings: piSettings } = services;
   const { version, webDistDir, startedAtMs } = settings;
   const serveClient = webDistDir !== null;
   const env = options.env ?? process.env;
@@ -261,6 +288,7 @@ async function registerAll(
     app,
     createOriginPolicy(options.allowedOrigins ?? allowedOriginsFromEnv(env), options.extraHosts ? { extraHosts: options.extraHosts } : {}),
   );
+  app.addHook("onRequest", settingsNoStore);
   // Before any route: it applies to the routes added after it (JSON API responses; see compression.ts).
   await registerCompression(app);
   // Before any route: request checking, the error envelope on every route, the OpenAPI document.
@@ -325,6 +353,7 @@ async function registerAll(
   await app.register(subagentRoutes, { readSide, host, agentDir });
   await app.register(fsRoutes, options.home !== undefined ? { home: options.home } : {});
   await app.register(subagentsRoutes, { readSide, runtimeHost, agentDir });
+  await app.register(piSettingsRoutes, { settings: piSettings });
   await app.register(eventsRoutes, {
     runtimeHost,
     readSide,

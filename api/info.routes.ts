@@ -25,7 +25,7 @@ export const CAPABILITIES = {
   /** Local file actions and the Files settings section. */
   fileLinks: false,
   /** Models & providers and MCP server settings. */
-  piSettings: false,
+  piSettings: true,
   /** Trace capture and trace views. */
   tracing: false,
 } as const satisfies Record<string, boolean>;

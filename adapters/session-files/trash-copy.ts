@@ -2,8 +2,9 @@
  * The two file steps every rewrite of a session file takes (reset-to-entry and its undo, the v1/v2 upgrade):
  * keep a byte-identical copy in `<agentDir>/leyline-trash` first, then replace the file atomically.
  *
- * - `keepTrashCopy` writes `<trashDir>/<name>.<label>-<ISO time>[-n].jsonl` (`<name>` is the session file's
- *   name without `.jsonl`), never overwriting: the first free name, created exclusively.
+ * - `keepTrashCopy` writes `<trashDir>/<name>.<label>-<ISO time>[-n]<ext>` (`<name>` is the file's name without
+ *   its extension `<ext>`, `.jsonl` for a session), never overwriting: the first free name, created exclusively.
+ *   The Pi Settings editor keeps its copies of models.json and mcp.json the same way.
  * - `replaceFileAtomically` writes a hidden temp file beside the session (not `*.jsonl`, so the session index
  *   never lists it), keeps the file's mode, and renames it over the file (atomic on one file system);
  *   `beforeRename` may refuse at the last moment (the upgrade checks that nobody wrote meanwhile). The temp file
@@ -20,9 +21,10 @@ export function trashStamp(now: number): string {
 /** Writes `bytes` (the file as it was) into the trash under the first free name; returns its path. */
 export function keepTrashCopy(trashDir: string, sessionFile: string, label: string, bytes: Buffer, now: number): string {
   fs.mkdirSync(trashDir, { recursive: true });
-  const stem = `${path.basename(sessionFile, ".jsonl")}.${label}-${trashStamp(now)}`;
+  const ext = path.extname(sessionFile) || ".jsonl";
+  const stem = `${path.basename(sessionFile, ext)}.${label}-${trashStamp(now)}`;
   for (let n = 1; ; n++) {
-    const target = path.join(trashDir, n === 1 ? `${stem}.jsonl` : `${stem}-${n}.jsonl`);
+    const target = path.join(trashDir, n === 1 ? `${stem}${ext}` : `${stem}-${n}${ext}`);
     try {
       fs.writeFileSync(target, bytes, { flag: "wx" });
       return target;

@@ -1,0 +1,457 @@
+/**
+ * Pi Settings as one service (the routes in api/pi-settings.routes.ts are thin over it): targets, the provider
+ * inventory and catalog, provider and model edits of models.json, MCP edits of mcp.json, provider and MCP
+ * actions as private polled operations.
+ *
+ * Data flow: a read takes the file (settings-file.ts: bytes and revision), parses it (domain/pi-settings/
+ * jsonc-document.ts), and projects it with the settings runtime (provider-inventory.ts) or purely
+ * (mcp-config.ts). A write is a pure edit of the text (models-config.ts, mcp-config.ts) that the file adapter
+ * applies under its revision checks, lock and atomic replacement; the answer is the inventory read again.
+ * Every answer passes through `scrub` (known-secrets.ts) before it leaves.
+ */
+import * as path from "node:path";
+import type { ModelRuntime } from "@earendil-works/pi-coding-agent";
+import type {
+  CatalogResult,
+  McpInventory,
+  McpValues,
+  ModelValues,
+  ProviderInventory,
+  ProviderValues,
+  SettingsOperation,
+  SettingsTarget,
+} from "../../domain/contract/http-pi-settings.ts";
+import { parseJsoncDocument } from "../../domain/pi-settings/jsonc-document.ts";
+import { deleteMcpServer, editMcpServer, mcpActionTarget, mcpInventory, mcpOperationKey } from "../../domain/pi-settings/mcp-config.ts";
+import {
+  type CatalogView,
+  deleteModel,
+  deleteProvider,
+  editModel,
+  editProvider,
+  type ModelsEditResult,
+} from "../../domain/pi-settings/models-config.ts";
+import { redactSecrets } from "../../domain/pi-settings/redaction.ts";
+import { ServiceError } from "../../domain/service-error.ts";
+import type { HostClock } from "../runtime-host/host-clock.ts";
+import { leylineTrashDirOf } from "../session-files/agent-dir.ts";
+import { knownSecrets } from "./known-secrets.ts";
+import { checkMcpServer, loginMcpServer, logoutMcpServer } from "./mcp-actions.ts";
+import {
+  loginProvider,
+  logoutProvider,
+  probeModel,
+  ProviderLock,
+  refreshProvider,
+  routeConflict,
+  type RuntimeRoute,
+  type TestDraft,
+} from "./provider-actions.ts";
+import { modelsJsonProviders, providerInventory, searchCatalog } from "./provider-inventory.ts";
+import { readSettingsFile, writeSettingsFile, checkRevision, type SettingsFileState } from "./settings-file.ts";
+import { createSettingsOperations, type OperationContext, type SettingsOperations } from "./settings-operations.ts";
+import { agentFiles, createSettingsRuntimes, type SettingsRuntimes } from "./settings-runtime.ts";
+
+export const CATALOG_REFRESH_WARNING = "The catalog could not be fully refreshed. Results come from the cached catalog.";
+const MCP_DEADLINE_MS = 120_000;
+
+/** What the service needs to know of the open conversation runtimes. */
+export interface OpenRuntimesView {
+  /** The folder of an open session, or null (an unknown id activates nothing). */
+  cwdOfSession(sessionId: string): string | null;
+  /** The model routes of open, background and constructing runtimes (for the sign-in route guard). */
+  routes(): readonly RuntimeRoute[];
+}
+
+export interface PiSettingsOptions {
+  readonly agentDir: string;
+  readonly clock: HostClock;
+  readonly openRuntimes: OpenRuntimesView;
+  /** The backend's process directory (targets without a folder; the MCP probe's cwd). */
+  readonly processCwd?: string;
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+export interface TargetInput {
+  readonly sessionId?: string | undefined;
+  readonly cwd?: string | undefined;
+}
+
+export type ProviderActionInput = {
+  target?: SettingsTarget;
+  providerId: string;
+  action: "login" | "logout" | "refresh" | "test";
+  authType?: "api_key" | "oauth";
+  modelId?: string;
+  draft?: TestDraft;
+};
+
+export interface PiSettingsService {
+  providers(query: TargetInput & { refresh?: boolean }): Promise<ProviderInventory>;
+  catalog(query: TargetInput & { q?: string; refresh?: boolean }): Promise<CatalogResult>;
+  saveProvider(body: {
+    target?: SettingsTarget;
+    id: string;
+    revision?: string | null;
+    create?: boolean;
+    values: ProviderValues;
+  }): Promise<ProviderInventory>;
+  deleteProvider(body: { target?: SettingsTarget; id: string; revision?: string | null }): Promise<ProviderInventory>;
+  saveModel(body: {
+    target?: SettingsTarget;
+    providerId: string;
+    modelId: string;
+    revision?: string | null;
+    kind: "custom" | "override";
+    create?: boolean;
+    values: ModelValues;
+  }): Promise<ProviderInventory>;
+  deleteModel(body: {
+    target?: SettingsTarget;
+    providerId: string;
+    modelId: string;
+    revision?: string | null;
+    kind: "custom" | "override";
+  }): Promise<ProviderInventory>;
+  providerAction(body: ProviderActionInput): Promise<SettingsOperation>;
+  mcp(): McpInventory;
+  saveMcp(body: { name: string; revision?: string | null; create?: boolean; values: McpValues }): Promise<McpInventory>;
+  deleteMcp(body: { name: string; revision?: string | null }): Promise<McpInventory>;
+  mcpAction(body: { name: string; action: "check" | "login" | "logout" }): SettingsOperation;
+  operation(id: string): SettingsOperation;
+  answer(id: string, body: { promptId: string; value: string }): SettingsOperation;
+  cancel(id: string): SettingsOperation;
+  /** Redacts every known secret from a text (log lines). */
+  scrubText(text: string): string;
+  close(): Promise<void>;
+}
+
+function editOutcome(result: ModelsEditResult): string {
+  if (!result.ok) throw new ServiceError(result.code, result.message);
+  return result.text;
+}
+
+export function createPiSettingsService(options: PiSettingsOptions): PiSettingsService {
+  const { agentDir, clock, openRuntimes } = options;
+  // Secrets of both: pi reads process.env; the app may add its own environment.
+  const env = { ...process.env, ...options.env };
+  const processCwd = options.processCwd ?? process.cwd();
+  const files = agentFiles(agentDir);
+  const runtimes: SettingsRuntimes = createSettingsRuntimes(agentDir);
+  const operations: SettingsOperations = createSettingsOperations({
+    clock,
+    describeError: (error) => scrubText(error instanceof Error ? error.message : String(error)),
+  });
+  const lock = new ProviderLock();
+  const trashDir = leylineTrashDirOf(agentDir);
+
+  function scrubText(text: string): string {
+    return redactSecrets(text, knownSecrets(agentDir, env));
+  }
+  function scrub<T>(value: T): T {
+    const secrets = knownSecrets(agentDir, env);
+    if (secrets.length === 0) return value;
+    return JSON.parse(
+      redactSecrets(
+        JSON.stringify(value),
+        secrets.map((secret) => JSON.stringify(secret).slice(1, -1)),
+      ),
+    ) as T;
+  }
+
+  /** The target's folder (spec "Targets and revisions"); validates it. */
+  function resolveTarget(target: TargetInput | undefined): string {
+    const cwd = target?.cwd;
+    const sessionId = target?.sessionId;
+    if (cwd !== undefined && (cwd.trim() === "" || !path.isAbsolute(cwd)))
+      throw new ServiceError("invalid_request", "target.cwd must be an absolute path");
+    if (sessionId !== undefined && sessionId.trim() === "") throw new ServiceError("invalid_request", "target.sessionId must not be empty");
+    const sessionCwd = sessionId !== undefined ? openRuntimes.cwdOfSession(sessionId) : null;
+    if (cwd !== undefined) {
+      if (sessionCwd !== null && path.resolve(sessionCwd) !== path.resolve(cwd)) {
+        throw new ServiceError("conflict", "target.cwd differs from the folder of the target session");
+      }
+      return path.resolve(cwd);
+    }
+    return sessionCwd ?? processCwd;
+  }
+
+  function targetOf(body: { target?: SettingsTarget | undefined }, query?: TargetInput): string {
+    return resolveTarget(body.target ?? query);
+  }
+
+  /** models.json as read now: its state, parsed config (or the parse failure). */
+  function modelsFile(): { state: SettingsFileState; config: unknown; invalid: string | null } {
+    const state = readSettingsFile(files.models);
+    if (state.blocked !== null && state.text === "") return { state, config: undefined, invalid: state.blocked };
+    const parsed = parseJsoncDocument(state.text, "jsonc", "models.json");
+    if (!parsed.ok) return { state, config: undefined, invalid: parsed.message };
+    return { state, config: parsed.value, invalid: state.blocked };
+  }
+
+  async function catalogView(): Promise<{ view: CatalogView; builtinIds: Set<string> }> {
+    const catalog = await runtimes.catalog();
+    const builtinIds = new Set(catalog.getProviders().map((provider) => provider.id));
+    const view: CatalogView = {
+      provider(id: string) {
+        if (!builtinIds.has(id)) return undefined;
+        return { models: catalog.getModels(id).map((model) => ({ id: model.id, cost: model.cost })) };
+      },
+    };
+    return { view, builtinIds };
+  }
+
+  async function inventory(refresh = false): Promise<ProviderInventory> {
+    const { state, config, invalid } = modelsFile();
+    const { builtinIds } = await catalogView();
+    // An invalid models.json: pi's runtime still loads (it reports the error); the inventory is read-only.
+    const runtime = await runtimes.acquire({ refresh });
+    const result = providerInventory({
+      runtime,
+      builtinIds,
+      config,
+      // The revision even of a file that cannot be edited: a save then answers why (409 with the reason).
+      revision: state.revision,
+      readOnly: invalid !== null,
+      ...(invalid !== null ? { warning: `${invalid} Provider settings are read-only until the file is fixed.` } : {}),
+    });
+    return scrub(result);
+  }
+
+  /**
+   * pi's own judgement of a models.json text: a throwaway runtime built from it. An edit that would make pi
+   * report an error the file did not have before (pi's rules for provider entries go beyond the spec's, e.g.
+   * a built-in provider's entry with only a name) is refused before anything is written.
+   */
+  async function checkWithPi(before: string, after: string): Promise<void> {
+    const errorOf = (text: string): Promise<string | undefined> => runtimes.withModelsText(text, async (runtime) => runtime.getError());
+    const [was, would] = await Promise.all([errorOf(before), errorOf(after)]);
+    if (would !== undefined && would !== was) throw new ServiceError("invalid_request", `pi would not load this configuration: ${would}`);
+  }
+
+  /** Runs a models.json edit under the provider lock; answers the new inventory. */
+  async function editModels(
+    revision: string | null | undefined,
+    edit: (text: string, view: CatalogView) => string,
+  ): Promise<ProviderInventory> {
+    const { view } = await catalogView();
+    await lock.run(async () => {
+      const before = readSettingsFile(files.models);
+      checkRevision(before, revision);
+      const next = edit(before.text, view);
+      if (next !== before.text) await checkWithPi(before.text, next);
+      // The write checks the revision again (and once more under its lock): the text edited is the text replaced.
+      await writeSettingsFile(files.models, { revision, edit: () => next, trashDir, now: clock.now() });
+    });
+    return inventory();
+  }
+
+  function mcpRead(): McpInventory {
+    const state = readSettingsFile(files.mcp);
+    const result = mcpInventory(state.text, state.revision);
+    const warning = state.blocked ?? result.warning;
+    return scrub({ ...result, revision: state.revision, ...(warning !== undefined ? { warning } : {}) });
+  }
+
+  function providerKnown(runtime: ModelRuntime, config: unknown, id: string): boolean {
+    return runtime.getProvider(id) !== undefined || modelsJsonProviders(config)[id] !== undefined;
+  }
+
+  /** The runtime a connection test probes: the saved settings, or a draft laid over them in a throwaway runtime. */
+  async function testWith<T>(body: ProviderActionInput, use: (runtime: ModelRuntime) => Promise<T>): Promise<T> {
+    const draft = body.draft;
+    if (draft === undefined) return use(await runtimes.acquire());
+    const { state } = modelsFile();
+    checkRevision(state, draft.revision);
+    const { view } = await catalogView();
+    const modelId = body.modelId ?? "";
+    let text: string;
+    if (draft.type === "provider") {
+      text = editOutcome(editProvider(state.text, { id: body.providerId, create: draft.create, values: draft.values }, view));
+      // A provider draft's root modelId is its physical test model: a new provider has none yet.
+      const runtime = await runtimes.acquire();
+      if (draft.create || runtime.getModel(body.providerId, modelId) === undefined) {
+        text = editOutcome(editModel(text, { providerId: body.providerId, modelId, kind: "custom", create: true, values: {} }, view));
+      }
+    } else {
+      text = editOutcome(
+        editModel(state.text, { providerId: body.providerId, modelId, kind: draft.kind, create: draft.create, values: draft.values }, view),
+      );
+    }
+    return runtimes.withModelsText(text, use);
+  }
+
+  async function runProviderAction(body: ProviderActionInput, ctx: OperationContext): Promise<Record<string, unknown>> {
+    switch (body.action) {
+      case "login":
+        return lock.run(async () => {
+          const runtime = await runtimes.acquire();
+          const conflict = routeConflict(runtime, body.providerId, openRuntimes.routes());
+          if (conflict !== null) throw new ServiceError("conflict", conflict);
+          return loginProvider(runtime, body.providerId, body.authType ?? "api_key", ctx);
+        }, null);
+      case "logout":
+        return lock.run(async () => logoutProvider(await runtimes.acquire(), body.providerId, ctx));
+      case "refresh":
+        return refreshProvider(await runtimes.acquire({ refresh: true }), body.providerId, ctx);
+      case "test":
+        return testWith(body, (runtime) => probeModel(runtime, body.providerId, body.modelId ?? "", ctx, () => clock.now()));
+    }
+  }
+
+  return {
+    async providers(query) {
+      resolveTarget(query);
+      return inventory(query.refresh === true);
+    },
+
+    async catalog(query) {
+      resolveTarget(query);
+      const q = query.q ?? "";
+      if (q.length > 256) throw new ServiceError("invalid_request", "q must be at most 256 characters");
+      if (q.trim() === "") return { models: [] };
+      let runtime: ModelRuntime;
+      let warning: string | undefined;
+      if (query.refresh === true) {
+        runtime = await runtimes.acquire({ refresh: true });
+        try {
+          const result = await runtime.refresh({ allowNetwork: true, force: true });
+          if (result.aborted || result.errors.size > 0) warning = CATALOG_REFRESH_WARNING;
+        } catch {
+          warning = CATALOG_REFRESH_WARNING;
+        }
+        if (runtime.getError() !== undefined) warning = CATALOG_REFRESH_WARNING;
+      } else {
+        runtime = await runtimes.acquire();
+      }
+      const models = searchCatalog(runtime.getAllModels(), q);
+      return scrub({ models, ...(warning !== undefined ? { warning } : {}) });
+    },
+
+    async saveProvider(body) {
+      targetOf(body);
+      return editModels(body.revision, (text, view) =>
+        editOutcome(editProvider(text, { id: body.id, create: body.create === true, values: body.values }, view)),
+      );
+    },
+
+    async deleteProvider(body) {
+      targetOf(body);
+      return editModels(body.revision, (text) => editOutcome(deleteProvider(text, body.id)));
+    },
+
+    async saveModel(body) {
+      targetOf(body);
+      return editModels(body.revision, (text, view) =>
+        editOutcome(
+          editModel(
+            text,
+            { providerId: body.providerId, modelId: body.modelId, kind: body.kind, create: body.create === true, values: body.values },
+            view,
+          ),
+        ),
+      );
+    },
+
+    async deleteModel(body) {
+      targetOf(body);
+      return editModels(body.revision, (text) =>
+        editOutcome(deleteModel(text, { providerId: body.providerId, modelId: body.modelId, kind: body.kind })),
+      );
+    },
+
+    async providerAction(body) {
+      targetOf(body);
+      const { action, providerId } = body;
+      if (action !== "test" && (body.modelId !== undefined || body.draft !== undefined)) {
+        throw new ServiceError("invalid_request", "modelId and draft are only accepted by the test action");
+      }
+      if (action === "test" && (body.modelId === undefined || body.modelId === ""))
+        throw new ServiceError("invalid_request", "test requires modelId");
+      if (action !== "login" && body.authType !== undefined)
+        throw new ServiceError("invalid_request", "authType is only accepted by the login action");
+      const runtime = await runtimes.acquire();
+      const { config } = modelsFile();
+      const isNewDraft = body.draft?.type === "provider" && body.draft.create;
+      if (!isNewDraft && !providerKnown(runtime, config, providerId)) {
+        throw new ServiceError("settings_not_found", `Unknown provider ${providerId}`);
+      }
+      if (action === "login") {
+        const provider = runtime.getProvider(providerId);
+        const methods = [
+          ...(provider?.auth.apiKey?.login !== undefined ? ["api_key"] : []),
+          ...(provider?.auth.oauth !== undefined ? ["oauth"] : []),
+        ];
+        if (body.authType === undefined || !methods.includes(body.authType)) {
+          throw new ServiceError(
+            "invalid_request",
+            `authType must be one of this provider's sign-in methods (${methods.join(", ") || "none"})`,
+          );
+        }
+      }
+      return scrub(operations.start(`provider:${providerId}`, (ctx) => runProviderAction(body, ctx)));
+    },
+
+    mcp: mcpRead,
+
+    async saveMcp(body) {
+      await writeSettingsFile(files.mcp, {
+        revision: body.revision,
+        edit: (text) => {
+          const result = editMcpServer(text, { name: body.name, create: body.create === true, values: body.values });
+          if (!result.ok) throw new ServiceError(result.code, result.message);
+          return result.text;
+        },
+        trashDir,
+        now: clock.now(),
+      });
+      return mcpRead();
+    },
+
+    async deleteMcp(body) {
+      await writeSettingsFile(files.mcp, {
+        revision: body.revision,
+        edit: (text) => {
+          const result = deleteMcpServer(text, body.name);
+          if (!result.ok) throw new ServiceError(result.code, result.message);
+          return result.text;
+        },
+        trashDir,
+        now: clock.now(),
+      });
+      return mcpRead();
+    },
+
+    mcpAction(body) {
+      // The target first: a missing server is 404, an invalid one 409, a login on stdio 400, before any operation.
+      const text = readSettingsFile(files.mcp).text;
+      const found = mcpActionTarget(text, body.name, body.action);
+      if (!found.ok) throw new ServiceError(found.code, found.message);
+      const parsed = parseJsoncDocument(text, "json", "mcp.json");
+      const servers = parsed.ok ? (parsed.value as { mcpServers?: Record<string, unknown> }).mcpServers : undefined;
+      const entry = { name: body.name, config: servers?.[body.name] };
+      const context = { cwd: processCwd, agentDir, env };
+      const run = (ctx: OperationContext): Promise<object> => {
+        switch (body.action) {
+          case "check":
+            return checkMcpServer(entry, ctx, context);
+          case "login":
+            return loginMcpServer(entry, ctx, context);
+          case "logout":
+            return logoutMcpServer(entry, ctx, context);
+        }
+      };
+      // HTTP actions share one key per normalized server URL (aliases share one credential record).
+      const key = mcpOperationKey(found.target, files.mcp);
+      return scrub(operations.start(key, run, body.action === "login" ? {} : { deadlineMs: MCP_DEADLINE_MS }));
+    },
+
+    operation: (id) => scrub(operations.get(id)),
+    answer: (id, body) => scrub(operations.answer(id, body)),
+    cancel: (id) => scrub(operations.cancel(id)),
+    scrubText,
+    async close() {
+      await operations.close();
+    },
+  };
+}
