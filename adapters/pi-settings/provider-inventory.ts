@@ -19,6 +19,7 @@ import type {
   ThinkingLevelMap,
 } from "../../domain/contract/http-pi-settings.ts";
 import { safeBaseUrl } from "../../domain/pi-settings/redaction.ts";
+import { isKeyless } from "./keyless-providers.ts";
 
 type Json = Record<string, unknown>;
 
@@ -178,7 +179,8 @@ export function providerInventory(input: InventoryInput): ProviderInventory {
   const providers: ProviderSettings[] = [...ids].sort().map((id) => {
     const provider = input.runtime.getProvider(id);
     const entry = entries[id];
-    const status = input.runtime.getProviderAuthStatus(id);
+    const keyless = isKeyless(input.runtime, id);
+    const status = keyless ? { configured: true } : input.runtime.getProviderAuthStatus(id);
     const models = input.runtime.getModels(id).map((model) => providerModel(model, entry));
     const api = typeof entry?.["api"] === "string" ? entry["api"] : models.length > 0 ? input.runtime.getModels(id)[0]?.api : undefined;
     const apiKey = entry?.["apiKey"];
@@ -189,7 +191,9 @@ export function providerInventory(input: InventoryInput): ProviderInventory {
       kind: input.builtinIds.has(id) ? "builtin" : entry !== undefined ? "custom" : "extension",
       configured: status.configured || entry !== undefined,
       authSource: status.source ?? null,
-      authLabel: status.label ?? (status.source !== undefined ? (SOURCE_LABELS[status.source] ?? status.source) : ""),
+      authLabel: keyless
+        ? "no key needed"
+        : (status.label ?? (status.source !== undefined ? (SOURCE_LABELS[status.source] ?? status.source) : "")),
       authMethods: authMethodsOf(provider),
       config: {
         name: typeof entry?.["name"] === "string" ? entry["name"] : (provider?.name ?? id),

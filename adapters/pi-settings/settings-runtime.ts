@@ -22,6 +22,7 @@ import * as path from "node:path";
 import type { ModelRuntime } from "@earendil-works/pi-coding-agent";
 import { ServiceError } from "../../domain/service-error.ts";
 import { installCreateOnWriteAgentFiles } from "../runtime-worker/agent-files-on-write.ts";
+import { applyKeylessProvidersFromFile } from "./keyless-providers.ts";
 import { readSettingsFile } from "./settings-file.ts";
 
 type PiModule = typeof import("@earendil-works/pi-coding-agent");
@@ -70,7 +71,7 @@ export function createSettingsRuntimes(agentDir: string): SettingsRuntimes {
   let current: { key: string; runtime: Promise<ModelRuntime> } | null = null;
   let catalog: Promise<ModelRuntime> | null = null;
 
-  const build = async (modelsPath: string | null): Promise<ModelRuntime> => {
+  const create = async (modelsPath: string | null): Promise<ModelRuntime> => {
     const pi = await loadPi();
     try {
       return await pi.ModelRuntime.create({
@@ -82,6 +83,18 @@ export function createSettingsRuntimes(agentDir: string): SettingsRuntimes {
     } catch (error) {
       throw new ServiceError("settings_unavailable", `The settings runtime could not load: ${(error as Error).message}`, { cause: error });
     }
+  };
+  const catalogRuntime = (): Promise<ModelRuntime> => {
+    catalog ??= create(null);
+    catalog.catch(() => (catalog = null));
+    return catalog;
+  };
+  /** A runtime over a models.json, with its keyless custom providers usable (keyless-providers.ts). */
+  const build = async (modelsPath: string): Promise<ModelRuntime> => {
+    const [runtime, builtins] = await Promise.all([create(modelsPath), catalogRuntime()]);
+    const builtinIds = new Set(builtins.getProviders().map((provider) => provider.id));
+    await applyKeylessProvidersFromFile(runtime, modelsPath, builtinIds);
+    return runtime;
   };
 
   const fingerprint = (): string => `${readSettingsFile(files.models).revision}|${statKey(files.auth)}`;
@@ -111,10 +124,6 @@ export function createSettingsRuntimes(agentDir: string): SettingsRuntimes {
         fs.rmSync(dir, { recursive: true, force: true });
       }
     },
-    catalog() {
-      catalog ??= build(null);
-      catalog.catch(() => (catalog = null));
-      return catalog;
-    },
+    catalog: catalogRuntime,
   };
 }

@@ -49,6 +49,7 @@ import { setSessionNotices } from "./runtime-notices.ts";
 import { type AskTurn, FAUX_PROVIDER, registerScriptedFaux } from "./scripted-faux-provider.ts";
 import { upgradeSessionFile, type SessionUpgrade } from "../session-files/session-upgrade.ts";
 import { leylineTrashDirOf } from "../session-files/agent-dir.ts";
+import { applyKeylessProvidersFromFile } from "../pi-settings/keyless-providers.ts";
 
 type PiModule = typeof import("@earendil-works/pi-coding-agent");
 type PiAiModule = typeof import("@earendil-works/pi-ai");
@@ -146,6 +147,15 @@ export function deferOpeningThinkingLevel(sessionManager: SessionManager): () =>
   };
 }
 
+/** pi's built-in provider ids (a runtime without models.json; once per worker process). */
+let builtinIds: Promise<ReadonlySet<string>> | null = null;
+function builtinProviderIds(pi: PiModule, agentDir: string): Promise<ReadonlySet<string>> {
+  builtinIds ??= pi.ModelRuntime.create({ authPath: path.join(agentDir, "auth.json"), modelsPath: null, refreshOnCreate: false }).then(
+    (runtime) => new Set(runtime.getProviders().map((provider) => provider.id)),
+  );
+  return builtinIds;
+}
+
 /** Saves defaults as pi does, except the scripted faux model (a test and demo model, never a person's default). */
 function keepFauxOutOfDefaults(settingsManager: ReturnType<PiModule["SettingsManager"]["create"]>): void {
   const save = settingsManager.setDefaultModelAndProvider.bind(settingsManager);
@@ -202,6 +212,8 @@ export async function createWorkerRuntime(
     authPath: path.join(agentDir, "auth.json"),
     modelsPath: path.join(agentDir, "models.json"),
   });
+  // Custom providers without a key (local servers) are usable without a stored placeholder key.
+  await applyKeylessProvidersFromFile(modelRuntime, path.join(agentDir, "models.json"), await builtinProviderIds(pi, agentDir));
   let fauxModel: Model<string> | null = null;
   if (options.faux) {
     const registered = await registerScriptedFaux(ai, modelRuntime, deps.askFauxTurn, options.faux);

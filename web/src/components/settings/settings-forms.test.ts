@@ -50,7 +50,12 @@ describe("provider form", () => {
   });
 
   it("says how a provider is authenticated", () => {
-    expect(authStateLabel(provider("a", { configured: true, authLabel: "OPENAI_API_KEY" }))).toBe("configured via OPENAI_API_KEY");
+    expect(authStateLabel(provider("a", { configured: true, authSource: "environment", authLabel: "OPENAI_API_KEY" }))).toBe(
+      "configured via OPENAI_API_KEY",
+    );
+    expect(authStateLabel(provider("a", { configured: true, authSource: null, authLabel: "no key needed" }))).toBe(
+      "configured (no key needed)",
+    );
     expect(authStateLabel(provider("a"))).toBe("not configured");
   });
 });

@@ -106,7 +106,9 @@ export function providerValues(form: ProviderForm, initial: ProviderForm, create
 /** "configured via <authLabel>" or "not configured" (configured is not proof that a request works). */
 export function authStateLabel(provider: ProviderSettings): string {
   if (!provider.configured) return "not configured";
-  return provider.authLabel ? `configured via ${provider.authLabel}` : "configured";
+  if (provider.authLabel === "") return "configured";
+  // A source with a label says where the credential comes from; without a source the label says why none is needed.
+  return provider.authSource === null ? `configured (${provider.authLabel})` : `configured via ${provider.authLabel}`;
 }
 
 export function providerKindLabel(kind: ProviderSettings["kind"]): string {
