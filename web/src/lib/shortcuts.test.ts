@@ -21,6 +21,8 @@ describe("matchShortcut", () => {
     expect(matchShortcut(key("Enter", "Enter", { ctrlKey: true }), { typing: true })).toBe("send");
     expect(matchShortcut(key("Escape", "Escape"), { typing: true })).toBe("interrupt");
     expect(matchShortcut(key("b", "KeyB", { altKey: true }), { typing: false })).toBe("toggle-sidebar");
+    expect(matchShortcut(key(",", "Comma", { altKey: true }), { typing: true })).toBe("settings");
+    expect(matchShortcut(key("≤", "Comma", { altKey: true }), { typing: false })).toBe("settings"); // macOS Option
   });
 
   it("single keys work only outside text fields", () => {

@@ -4,7 +4,7 @@
  * `event.code` for letters, so Alt+letter works on layouts where Alt changes the character (macOS Option).
  */
 
-export type ShortcutId = "new-session" | "search" | "focus-composer" | "send" | "interrupt" | "help" | "toggle-sidebar";
+export type ShortcutId = "new-session" | "search" | "focus-composer" | "send" | "interrupt" | "help" | "toggle-sidebar" | "settings";
 
 export interface ShortcutSpec {
   id: ShortcutId;
@@ -24,6 +24,7 @@ export const SHORTCUTS: readonly ShortcutSpec[] = [
   },
   { id: "interrupt", keys: [["Esc"]], description: "Interrupt the running turn" },
   { id: "toggle-sidebar", keys: [["Alt", "B"]], description: "Show or hide the session list" },
+  { id: "settings", keys: [["Alt", ","]], description: "Settings: models, providers and MCP servers" },
   { id: "help", keys: [["?"]], description: "Show these shortcuts" },
 ];
 
@@ -49,6 +50,7 @@ export function matchShortcut(event: KeyLike, context: ShortcutContext): Shortcu
     if (event.code === "KeyN") return "new-session";
     if (event.code === "KeyI") return "focus-composer";
     if (event.code === "KeyB") return "toggle-sidebar";
+    if (event.code === "Comma") return "settings";
   }
   if (mod && !event.altKey && !event.shiftKey) {
     if (event.code === "KeyK" || event.key.toLowerCase() === "k") return "search";
