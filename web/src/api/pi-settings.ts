@@ -57,20 +57,6 @@ export type McpActionBody = RouteBody<typeof mcpActionRoute>;
 export type AnswerBody = RouteBody<typeof answerOperationRoute>;
 export type OperationSnapshot = RouteResponse<typeof answerOperationRoute>;
 
-/** The model APIs a provider can be created with (spec "Provider configuration"). */
-export const SUPPORTED_APIS = [
-  "openai-completions",
-  "mistral-conversations",
-  "openai-responses",
-  "azure-openai-responses",
-  "openai-codex-responses",
-  "anthropic-messages",
-  "bedrock-converse-stream",
-  "google-generative-ai",
-  "google-vertex",
-  "pi-messages",
-] as const;
-
 const BASE = "/api/pi/settings";
 
 /** Query parameters of a target (cwd wins on the server; both are passed through as given). */

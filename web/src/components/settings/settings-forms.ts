@@ -14,7 +14,7 @@ import type {
   ProviderSettings,
   ProviderValues,
 } from "../../api/pi-settings.ts";
-import { SUPPORTED_APIS } from "../../api/pi-settings.ts";
+import { SUPPORTED_APIS } from "../../../../domain/pi-settings/models-config-validation.ts";
 
 export type Outcome<T> = { ok: true; value: T } | { ok: false; error: string };
 
