@@ -7,8 +7,9 @@ import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { AuthPrompt } from "@earendil-works/pi-ai";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import type { SettingsNotice } from "../../domain/pi-settings/settings-operation.ts";
-import { checkMcpServer, loginMcpServer, logoutMcpServer, McpCredentialFile, type McpActionOptions } from "./mcp-actions.ts";
+import type { SettingsNotice } from "../../domain/pi-settings/settings-operation-types.ts";
+import { checkMcpServer, loginMcpServer, logoutMcpServer, type McpActionOptions } from "./mcp-actions.ts";
+import { McpCredentialFile } from "./mcp-credentials.ts";
 import type { OperationContext } from "./settings-operations.ts";
 
 // Real child processes (a stdio MCP server of ours) and a real HTTP MCP server with an OAuth authorization server

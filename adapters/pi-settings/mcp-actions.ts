@@ -12,16 +12,12 @@
  *   prompt), then a temporary connection listing the tools. The ten-minute deadline is the registry's.
  * - logout removes the server's record from `<agentDir>/mcp-auth.json` without connecting or resolving anything.
  *
- * Credentials live where pi keeps them: `mcp-auth.json`, keyed `mcp__<name>|<url>` (older pi versions: the URL
- * alone), written under proper-lockfile's lock of that file, with pi's per-server refresh lock files, so pi and
- * Leyline share one sign-in. Values are resolved as pi resolves them (`${VAR}`, `$VAR`, `$$`, `!command`).
+ * Credentials live where pi keeps them, in `mcp-auth.json` (mcp-credentials.ts), so pi and Leyline share one
+ * sign-in. Values are resolved as pi resolves them (`${VAR}`, `$VAR`, `$$`, `!command`: mcp-config-values.ts).
  *
  * What leaves here is controlled: failures become short messages of our own, and every text (report, tool names
  * and descriptions, errors) has the known and resolved secrets and stored tokens replaced by "[redacted]".
  */
-import { exec } from "node:child_process";
-import { createHash } from "node:crypto";
-import * as fs from "node:fs";
 import { homedir } from "node:os";
 import * as path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -34,7 +30,6 @@ import {
   McpConnectionClosedError,
   McpError,
   McpHttpError,
-  mcpNamespace,
   McpTimeoutError,
   StdioTransport,
   StreamableHttpTransport,
@@ -46,18 +41,16 @@ import {
   listenForLoopbackSignIn,
   type McpClientMetadataDocuments,
   McpOAuthAuthorizationRequiredError,
-  type McpOAuthServerStore,
   type McpOAuthSettings,
-  type McpOAuthState,
-  McpRefreshLockBusyError,
   McpSignInCancelledError,
   type OAuthChallenge,
   startMcpSignIn,
   waitForLoopbackSignIn,
 } from "@earendil-works/pi-mcp/oauth";
-import lockfile from "proper-lockfile";
 import { type McpAction, type McpServerTarget, mcpServerTarget } from "../../domain/pi-settings/mcp-config.ts";
 import { redactSecrets } from "../../domain/pi-settings/redaction.ts";
+import { resolveConfigValue } from "./mcp-config-values.ts";
+import { McpCredentialFile } from "./mcp-credentials.ts";
 import type { OperationContext } from "./settings-operations.ts";
 
 /** The server an action names, as the service reads it from mcp.json. */
@@ -89,7 +82,6 @@ export interface McpActionResult {
 
 export const MCP_CHECK_DEADLINE_MS = 120_000;
 const DEFAULT_TIMEOUT_SECONDS = 60;
-const COMMAND_TIMEOUT_MS = 10_000;
 const MAX_TOOLS = 500;
 const MAX_DESCRIPTION = 2_000;
 const MIN_SECRET_LENGTH = 4;
@@ -463,7 +455,7 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
-// ---- Values and secrets ------------------------------------------------------------------------------------
+// ---- Secrets and stdio values ------------------------------------------------------------------------------
 
 /**
  * Known and resolved secrets of one action; `hide` replaces them in any text that leaves. The server's name is
@@ -500,66 +492,6 @@ class Secrets {
   }
 }
 
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-const ENV_NAME_PREFIX = /^[A-Za-z_][A-Za-z0-9_]*/;
-
-/** pi's template resolution: `$$` and `$!` escape, `${NAME}` and `$NAME` read the environment (empty = missing). */
-function resolveTemplate(value: string, description: string, env: NodeJS.ProcessEnv): string {
-  let out = "";
-  const missing: string[] = [];
-  let index = 0;
-  while (index < value.length) {
-    const dollar = value.indexOf("$", index);
-    if (dollar < 0) {
-      out += value.slice(index);
-      break;
-    }
-    out += value.slice(index, dollar);
-    const next = value[dollar + 1];
-    let name: string | undefined;
-    if (next === "$" || next === "!") {
-      out += next;
-      index = dollar + 2;
-      continue;
-    } else if (next === "{" && value.indexOf("}", dollar + 2) >= 0) {
-      const end = value.indexOf("}", dollar + 2);
-      const inner = value.slice(dollar + 2, end);
-      index = end + 1;
-      if (!ENV_NAME.test(inner)) {
-        out += value.slice(dollar, end + 1);
-        continue;
-      }
-      name = inner;
-    } else {
-      name = ENV_NAME_PREFIX.exec(value.slice(dollar + 1))?.[0];
-      index = dollar + 1 + (name?.length ?? 0);
-      if (name === undefined) {
-        out += "$";
-        continue;
-      }
-    }
-    const resolved = env[name];
-    if (resolved) out += resolved;
-    else if (!missing.includes(name)) missing.push(name);
-  }
-  if (missing.length === 1) throw new Error(`Failed to resolve ${description} from environment variable: ${missing[0]}`);
-  if (missing.length > 1) throw new Error(`Failed to resolve ${description} from environment variables: ${missing.join(", ")}`);
-  return out;
-}
-
-/** pi's value resolution: a `!command` runs in the shell (10 s, cancellable) and yields its trimmed output. */
-async function resolveConfigValue(value: string, description: string, env: NodeJS.ProcessEnv, signal: AbortSignal): Promise<string> {
-  if (!value.startsWith("!")) return resolveTemplate(value, description, env);
-  const output = await new Promise<string>((resolve) => {
-    exec(value.slice(1), { env, timeout: COMMAND_TIMEOUT_MS, signal, encoding: "utf8" }, (error, stdout) =>
-      resolve(error ? "" : stdout.trim()),
-    );
-  });
-  signal.throwIfAborted();
-  if (output === "") throw new Error(`Failed to resolve ${description} from its shell command.`);
-  return output;
-}
-
 function definedValues(env: NodeJS.ProcessEnv): Record<string, string> {
   return Object.fromEntries(Object.entries(env).filter((pair): pair is [string, string] => pair[1] !== undefined));
 }
@@ -567,111 +499,4 @@ function definedValues(env: NodeJS.ProcessEnv): Record<string, string> {
 function expandHome(value: string): string {
   if (value === "~") return homedir();
   return value.startsWith("~/") ? path.join(homedir(), value.slice(2)) : value;
-}
-
-// ---- pi's MCP credential file ------------------------------------------------------------------------------
-
-const FILE_LOCK = { stale: 10_000, retries: { retries: 40, minTimeout: 25, maxTimeout: 250 } } as const;
-const REFRESH_LOCK_STALE_MS = 20_000;
-const REFRESH_LOCK_WAIT_MS = 25_000;
-const REFRESH_LOCK_RETRY_MS = 100;
-
-type States = Record<string, unknown>;
-
-/** `<agentDir>/mcp-auth.json` as pi's McpOAuthCredentialStore reads and writes it (same keys, same locks). */
-export class McpCredentialFile {
-  readonly file: string;
-
-  constructor(private readonly agentDir: string) {
-    this.file = path.join(agentDir, "mcp-auth.json");
-  }
-
-  /** The keys of a server's record: by name and URL, and the URL alone as older pi versions wrote it. */
-  static keys(name: string, serverUrl: string): { key: string; legacyKey: string } {
-    const legacyKey = String(new URL(serverUrl));
-    return { key: `${mcpNamespace(name)}|${legacyKey}`, legacyKey };
-  }
-
-  forServer(name: string, serverUrl: string): McpOAuthServerStore {
-    const { key, legacyKey } = McpCredentialFile.keys(name, serverUrl);
-    return {
-      // The first server to load legacy state takes it over, as in pi.
-      load: () =>
-        this.update<McpOAuthState | undefined>(false, (states) => {
-          if (states[key] !== undefined || states[legacyKey] === undefined) return { result: states[key] as McpOAuthState | undefined };
-          states[key] = states[legacyKey];
-          delete states[legacyKey];
-          return { result: states[key] as McpOAuthState, write: true };
-        }),
-      save: (state) =>
-        this.update(true, (states) => {
-          states[key] = state;
-          return { result: undefined, write: true };
-        }),
-      withRefreshLock: (fn) => this.withRefreshLock(key, fn),
-    };
-  }
-
-  /** Removes a server's record (or the legacy one it would take over); whether there was one. */
-  remove(name: string, serverUrl: string): Promise<boolean> {
-    const { key, legacyKey } = McpCredentialFile.keys(name, serverUrl);
-    return this.update(false, (states) => {
-      const stored = key in states ? key : legacyKey in states ? legacyKey : undefined;
-      if (stored === undefined) return { result: false };
-      delete states[stored];
-      return { result: true, write: true };
-    });
-  }
-
-  /** Reads, changes and writes the file under its lock; a missing file is read as empty and created only when `create`. */
-  private async update<T>(create: boolean, change: (states: States) => { result: T; write?: boolean }): Promise<T> {
-    if (!fs.existsSync(this.file)) {
-      if (!create) return change({}).result;
-      fs.mkdirSync(this.agentDir, { recursive: true, mode: 0o700 });
-      fs.writeFileSync(this.file, "{}", { encoding: "utf8", mode: 0o600, flag: "wx" });
-    }
-    const release = await lockfile.lock(this.file, FILE_LOCK);
-    try {
-      const text = fs.readFileSync(this.file, "utf8");
-      let parsed: unknown = {};
-      try {
-        parsed = text.trim() === "" ? {} : JSON.parse(text);
-      } catch {
-        throw new Error("mcp-auth.json is not valid JSON; fix or remove it.");
-      }
-      const states: States = typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? (parsed as States) : {};
-      const { result, write } = change(states);
-      if (write) fs.writeFileSync(this.file, `${JSON.stringify(states, null, 2)}\n`, { encoding: "utf8", mode: 0o600 });
-      return result;
-    } finally {
-      await release().catch(() => undefined);
-    }
-  }
-
-  /** pi's per-server refresh lock file (`mcp-auth-refresh-<hash>`), so pi and Leyline never refresh at once. */
-  private async withRefreshLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
-    fs.mkdirSync(this.agentDir, { recursive: true, mode: 0o700 });
-    const hash = createHash("sha256").update(key).digest("hex").slice(0, 16);
-    const release = await lockfile
-      .lock(path.join(this.agentDir, `mcp-auth-refresh-${hash}`), {
-        realpath: false,
-        stale: REFRESH_LOCK_STALE_MS,
-        retries: {
-          retries: REFRESH_LOCK_WAIT_MS / REFRESH_LOCK_RETRY_MS,
-          factor: 1,
-          minTimeout: REFRESH_LOCK_RETRY_MS,
-          maxTimeout: REFRESH_LOCK_RETRY_MS,
-        },
-        onCompromised: () => undefined,
-      })
-      .catch((error: unknown) => {
-        if (error instanceof Error && "code" in error && error.code === "ELOCKED") throw new McpRefreshLockBusyError();
-        throw error;
-      });
-    try {
-      return await fn();
-    } finally {
-      await release().catch(() => undefined);
-    }
-  }
 }

@@ -13,13 +13,10 @@
 import { randomUUID } from "node:crypto";
 import type { AuthPrompt } from "@earendil-works/pi-ai";
 import type { SettingsOperation } from "../../domain/contract/http-pi-settings.ts";
+import { decide, evolveAll, initialState, isActiveStatus, snapshotOf } from "../../domain/pi-settings/settings-operation.ts";
 import {
   type CancelReason,
   DEFAULT_SETTINGS_OPERATION_LIMITS,
-  decide,
-  evolveAll,
-  initialState,
-  isActiveStatus,
   type JsonObject,
   SETTINGS_OPERATION_MESSAGES,
   type SettingsNotice,
@@ -27,8 +24,7 @@ import {
   type SettingsOperationDecision,
   type SettingsOperationEvent,
   type SettingsPromptRequest,
-  snapshotOf,
-} from "../../domain/pi-settings/settings-operation.ts";
+} from "../../domain/pi-settings/settings-operation-types.ts";
 import { ServiceError } from "../../domain/service-error.ts";
 import type { HostClock, HostTimer } from "../runtime-host/host-clock.ts";
 

@@ -4,8 +4,9 @@
  * Then (the value, the message, or the exact bytes that changed).
  */
 import { describe, expect, it } from "vitest";
-import { detectJsoncFormatting, editJsoncDocument, parseJsoncDocument } from "./jsonc-document.ts";
-import type { JsoncEdit } from "./jsonc-document.ts";
+import { parseJsoncDocument } from "./jsonc-document.ts";
+import { detectJsoncFormatting, editJsoncDocument } from "./jsonc-edit.ts";
+import type { JsoncEdit } from "./jsonc-edit.ts";
 
 /** The one region where two texts differ: what was removed from `before` and inserted in its place. */
 function difference(before: string, after: string): { at: number; removed: string; inserted: string } {

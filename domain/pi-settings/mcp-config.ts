@@ -21,7 +21,8 @@
  * Pure.
  */
 import type { McpInventory, McpServerSettings, McpValues } from "../contract/http-pi-settings.ts";
-import { editJsoncDocument, parseJsoncDocument } from "./jsonc-document.ts";
+import { parseJsoncDocument } from "./jsonc-document.ts";
+import { editJsoncDocument } from "./jsonc-edit.ts";
 import {
   HTTP_FIELDS,
   hasAuthorizationHeader,

@@ -4,7 +4,7 @@
  * The routes' service reads the file (a missing file is empty text), checks the revision, calls one of these, and
  * writes the text back atomically; these never touch the file, the clock or the runtime.
  *
- * Edits go through jsonc-document.ts, so comments, formatting and every field the editor does not know survive;
+ * Edits go through jsonc-edit.ts, so comments, formatting and every field the editor does not know survive;
  * only the named values change. After an edit, an override left empty is removed, an emptied `modelOverrides` goes
  * with it, and a provider entry with nothing left but empty `models`/`modelOverrides` is removed.
  *
@@ -13,8 +13,9 @@
  * a duplicate; a custom model on a provider without its own baseUrl and api in models.json is 409 too (the stored
  * configuration, not the request, is what is missing); a new override of a model the catalog lacks is 404.
  */
-import { editJsoncDocument, parseJsoncDocument } from "./jsonc-document.ts";
-import type { JsoncEdit } from "./jsonc-document.ts";
+import { parseJsoncDocument } from "./jsonc-document.ts";
+import { editJsoncDocument } from "./jsonc-edit.ts";
+import type { JsoncEdit } from "./jsonc-edit.ts";
 import {
   COST_RATES,
   THINKING_LEVELS,

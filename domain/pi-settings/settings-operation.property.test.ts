@@ -15,18 +15,14 @@ import fc from "fast-check";
 import { Compile } from "typebox/compile";
 import { describe, expect, it } from "vitest";
 import { SettingsOperation } from "../contract/http-pi-settings.ts";
+import { decide, evolveAll, initialState, isActiveStatus, snapshotOf } from "./settings-operation.ts";
 import {
-  decide,
-  evolveAll,
-  initialState,
-  isActiveStatus,
   MAX_SETTINGS_EVENTS,
   type SettingsNotice,
   type SettingsOperationCommand,
   type SettingsOperationsState,
   type SettingsPromptRequest,
-  snapshotOf,
-} from "./settings-operation.ts";
+} from "./settings-operation-types.ts";
 
 const LIMITS = { maxActive: 3, capMs: 600_000, retentionMs: 60_000 };
 const KEYS = ["provider:openai", "provider:anthropic", "mcp-url:https://x.dev/mcp", "mcp-stdio:a", "mcp-stdio:b"];

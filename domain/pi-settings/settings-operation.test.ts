@@ -5,11 +5,8 @@
 import { describe, expect, it } from "vitest";
 import type { ErrorCode } from "../contract/error-codes.ts";
 import type { SettingsOperation } from "../contract/http-pi-settings.ts";
+import { decide, evolveAll, handle, initialState, snapshotOf } from "./settings-operation.ts";
 import {
-  decide,
-  evolveAll,
-  handle,
-  initialState,
   type JsonObject,
   MAX_SETTINGS_ANSWER_LENGTH,
   SETTINGS_OPERATION_MESSAGES,
@@ -18,8 +15,7 @@ import {
   type SettingsOperationEvent,
   type SettingsOperationsState,
   type SettingsPromptRequest,
-  snapshotOf,
-} from "./settings-operation.ts";
+} from "./settings-operation-types.ts";
 
 const T0 = 1_700_000_000_000;
 const MINUTE = 60_000;
@@ -266,6 +262,15 @@ describe("answers", () => {
     given(started(), SELECT_PROMPT)
       .when(answer("prompt-1", "api_key"))
       .thenEvents([answered([])]);
+  });
+
+  it("an answer shorter than four characters redacts nothing (it would blank those letters out of every message)", () => {
+    given(started(), SECRET_PROMPT)
+      .when(answer("prompt-1", "e"))
+      .thenEvents([answered([])]);
+    given(started(), SECRET_PROMPT)
+      .when(answer("prompt-1", " abcd "))
+      .thenEvents([answered([" abcd ", "abcd"])]);
   });
 
   it("text values can be empty, and an empty value redacts nothing", () => {

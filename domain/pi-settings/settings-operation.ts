@@ -3,7 +3,8 @@
  * provider and MCP actions, as a decider over every operation the backend holds. `decide(command, state)`
  * returns events or a typed error, `evolve(state, event)` applies one event, `snapshotOf(record)` is the public
  * `SettingsOperation`. Pure: the clock and ids arrive in commands, the limits in the state; timers, abort
- * signals, pending prompts and the work itself belong to adapters/pi-settings/settings-operations.ts.
+ * signals, pending prompts and the work itself belong to adapters/pi-settings/settings-operations.ts; the types,
+ * limits and messages are settings-operation-types.ts's.
  *
  * Rules kept here:
  * - at most `maxActive` (8) active operations (running or cancelling), and one active operation per key
@@ -18,115 +19,26 @@
  * - terminal cleanup drops the prompt, auth_url and device_code events and info links; the terminal snapshot
  *   expires `retentionMs` (one minute) after it.
  */
-import type { AuthEvent, AuthInfoLink, AuthPrompt } from "@earendil-works/pi-ai";
 import type { ErrorCode } from "../contract/error-codes.ts";
 import type { SettingsEvent, SettingsOperation, SettingsPrompt } from "../contract/http-pi-settings.ts";
 import { isPublicLink, redactSecrets } from "./redaction.ts";
-
-export type SettingsOperationStatus = SettingsOperation["state"];
-
-export interface SettingsOperationLimits {
-  /** Active (running or cancelling) operations at most. */
-  maxActive: number;
-  /** The longest an operation runs before it is cancelled (ms). */
-  capMs: number;
-  /** How long a terminal snapshot stays readable (ms). */
-  retentionMs: number;
-}
-
-export const DEFAULT_SETTINGS_OPERATION_LIMITS: SettingsOperationLimits = { maxActive: 8, capMs: 600_000, retentionMs: 60_000 };
-export const MAX_SETTINGS_EVENTS = 20;
-export const MAX_SETTINGS_ANSWER_LENGTH = 32_768;
-
-/** The spec's exact texts. */
-export const SETTINGS_OPERATION_MESSAGES = {
-  expired: "This settings operation expired. Start it again.",
-  tooMany: "Too many settings operations are in progress.",
-  duplicate: "An operation for this provider or server is already in progress.",
-  stalePrompt: "This prompt is no longer active.",
-  invalidResponse: "Invalid response.",
-  unavailableOption: "Select an available option.",
-  /** Not the spec's: what the work hears when it prompts after cancellation, never an HTTP answer. */
-  notRunning: "This settings operation is no longer running.",
-  failed: "The settings operation failed.",
-} as const;
-
-export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
-export type JsonObject = { [key: string]: JsonValue };
-
-/** A prompt as the work asks it: pi's AuthPrompt without its signal (the adapter owns signals). */
-export type SettingsPromptRequest = DistributiveOmit<AuthPrompt, "signal">;
-type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
-
-/** What the work reports: pi's AuthEvent (`progress` becomes an info event), or an info event with a level. */
-export type SettingsNotice = AuthEvent | { type: "info"; message: string; level?: string; links?: readonly AuthInfoLink[] };
-
-export interface SettingsOperationRecord {
-  id: string;
-  /** The lock key: one active operation per key. */
-  key: string;
-  status: SettingsOperationStatus;
-  startedAt: number;
-  /** When a still-running operation is cancelled. */
-  deadlineAt: number;
-  /** When the operation ended (terminal cleanup); null while active. */
-  endedAt: number | null;
-  prompt: SettingsPrompt | null;
-  /** Prompts shown so far: ids are `prompt-1`, `prompt-2`, ... */
-  promptCount: number;
-  events: SettingsEvent[];
-  result: JsonObject | null;
-  error: string;
-  /** Submitted non-select answers: redacted from the snapshot's text, never part of it. */
-  secrets: string[];
-}
-
-export interface SettingsOperationsState {
-  limits: SettingsOperationLimits;
-  /** By id, in start order. */
-  operations: Record<string, SettingsOperationRecord>;
-}
-
-export type CancelReason = "request" | "deadline" | "shutdown";
-
-// ---------------------------------------------------------------------------------------------------------
-// Commands (from the API, the work and the adapter's timers) and events
-// ---------------------------------------------------------------------------------------------------------
-
-export type SettingsOperationCommand =
-  | { type: "start"; id: string; key: string; now: number; deadlineMs?: number }
-  | { type: "showPrompt"; id: string; now: number; prompt: SettingsPromptRequest }
-  /** The prompt's own signal aborted (a manual code raced against a callback that won). */
-  | { type: "withdrawPrompt"; id: string; now: number; promptId: string }
-  /** The body of POST .../operations/:id, unchecked. */
-  | { type: "answer"; id: string; now: number; promptId: unknown; value: unknown }
-  | { type: "notify"; id: string; now: number; notice: SettingsNotice }
-  | { type: "cancel"; id: string; now: number; reason: CancelReason }
-  | { type: "reachDeadline"; id: string; now: number }
-  | { type: "complete"; id: string; now: number; result: JsonObject }
-  | { type: "fail"; id: string; now: number; error: string }
-  | { type: "expire"; id: string; now: number };
-
-export type SettingsOperationEvent =
-  | { type: "operationStarted"; id: string; key: string; startedAt: number; deadlineAt: number }
-  | { type: "promptShown"; id: string; prompt: SettingsPrompt }
-  | { type: "promptWithdrawn"; id: string; promptId: string }
-  /** `secrets`: the values to redact from now on (empty for a select answer). */
-  | { type: "promptAnswered"; id: string; promptId: string; secrets: string[] }
-  | { type: "eventNotified"; id: string; event: SettingsEvent }
-  | { type: "cancelRequested"; id: string; reason: CancelReason }
-  | { type: "workCompleted"; id: string; now: number; result: JsonObject }
-  | { type: "workFailed"; id: string; now: number; error: string }
-  /** The work ended after cancellation, however it ended. */
-  | { type: "workCancelled"; id: string; now: number }
-  | { type: "operationExpired"; id: string };
-
-export interface SettingsOperationError {
-  code: ErrorCode;
-  message: string;
-}
-
-export type SettingsOperationDecision = { ok: true; events: SettingsOperationEvent[] } | { ok: false; error: SettingsOperationError };
+import {
+  DEFAULT_SETTINGS_OPERATION_LIMITS,
+  type JsonObject,
+  type JsonValue,
+  MAX_SETTINGS_ANSWER_LENGTH,
+  MAX_SETTINGS_EVENTS,
+  SETTINGS_OPERATION_MESSAGES,
+  type SettingsNotice,
+  type SettingsOperationCommand,
+  type SettingsOperationDecision,
+  type SettingsOperationEvent,
+  type SettingsOperationLimits,
+  type SettingsOperationRecord,
+  type SettingsOperationsState,
+  type SettingsOperationStatus,
+  type SettingsPromptRequest,
+} from "./settings-operation-types.ts";
 
 // ---------------------------------------------------------------------------------------------------------
 // Decide
@@ -214,8 +126,15 @@ export function settingsEventOf(notice: SettingsNotice): SettingsEvent | null {
 }
 
 /** The values a non-select answer makes secret: itself and, when different, its trimmed form. */
+/**
+ * What of an answer is redacted from later text: the value and its trimmed form, from MIN_REDACTED_ANSWER
+ * characters on. A shorter answer ("y", a space) would blank those characters out of every message without
+ * protecting anything a key or a code would need.
+ */
+const MIN_REDACTED_ANSWER = 4;
+
 function secretsOf(value: string): string[] {
-  return [...new Set([value, value.trim()])].filter((secret) => secret !== "");
+  return [...new Set([value, value.trim()])].filter((secret) => secret.length >= MIN_REDACTED_ANSWER);
 }
 
 function decideStart(
