@@ -684,3 +684,101 @@ describe("settings operations over HTTP", () => {
     await poll(server, id, ended);
   });
 });
+
+describe("review findings", () => {
+  it("answers the inventory when a secret-named environment variable holds a number", async () => {
+    const previous = process.env["CLAUDE_CODE_MAX_OUTPUT_TOKENS"];
+    process.env["CLAUDE_CODE_MAX_OUTPUT_TOKENS"] = "128000";
+    try {
+      const { app: server } = await app();
+      const res = await send(server, "GET", "/api/pi/settings/providers");
+      expect(res.statusCode).toBe(200);
+      expect(res.body).toContain("128000");
+    } finally {
+      if (previous === undefined) delete process.env["CLAUDE_CODE_MAX_OUTPUT_TOKENS"];
+      else process.env["CLAUDE_CODE_MAX_OUTPUT_TOKENS"] = previous;
+    }
+  });
+
+  it("never sends a stored OAuth login to the endpoint of a provider draft", async () => {
+    const { app: server, dirs } = await app();
+    const token = "sk-ant-oat01-planted-oauth-access";
+    fs.writeFileSync(
+      path.join(dirs.agentDir, "auth.json"),
+      JSON.stringify({ anthropic: { type: "oauth", access: token, refresh: "planted-refresh-token", expires: Date.now() + 3_600_000 } }),
+    );
+    const body = await inventory(server);
+    const modelId = body.providers.find((p) => p.id === "anthropic")?.models[0]?.id ?? "";
+    const seen = stub.requests.length;
+    const res = await send(server, "POST", "/api/pi/settings/providers/action", {
+      providerId: "anthropic",
+      action: "test",
+      modelId,
+      draft: { type: "provider", create: false, revision: body.revision, values: { baseUrl: stub.baseUrl } },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const op = await poll(server, res.json<SettingsOperation>().id, ended);
+    expect(op.state).toBe("error");
+    expect(op.error).toMatch(/stored sign-in/);
+    expect(stub.requests.slice(seen)).toEqual([]);
+  });
+
+  it("keeps settings files and their trash copies private when they hold keys", async () => {
+    const { app: server, dirs } = await app();
+    let res = await send(server, "PUT", "/api/pi/settings/providers", {
+      id: "local",
+      revision: (await inventory(server)).revision,
+      create: true,
+      values: { baseUrl: stub.baseUrl, api: "openai-completions", apiKey: "sk-private-key-123" },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(fs.statSync(modelsFile(dirs)).mode & 0o777).toBe(0o600);
+    res = await send(server, "PUT", "/api/pi/settings/providers", {
+      id: "local",
+      revision: res.json<ProviderInventory>().revision,
+      values: { name: "Local" },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const trash = path.join(dirs.agentDir, "leyline-trash");
+    const copy = fs.readdirSync(trash).find((name) => name.startsWith("models.settings-"));
+    expect(fs.statSync(path.join(trash, copy ?? "")).mode & 0o777).toBe(0o600);
+  });
+
+  it("refuses to rewrite a models.json that is not valid UTF-8 (its bytes would change outside the edit)", async () => {
+    const { app: server, dirs } = await app();
+    const bytes = Buffer.concat([Buffer.from("{ // caf"), Buffer.from([0xe9]), Buffer.from('\n  "providers": {}\n}\n')]);
+    fs.writeFileSync(modelsFile(dirs), bytes);
+    const { revision } = await inventory(server);
+    const res = await send(server, "PUT", "/api/pi/settings/providers", {
+      id: "p",
+      revision,
+      create: true,
+      values: { baseUrl: stub.baseUrl, api: "openai-completions" },
+    });
+    expect(res.statusCode).toBe(409);
+    expect(res.json<{ error: string }>().error).toMatch(/not valid UTF-8/);
+    expect(fs.readFileSync(modelsFile(dirs)).equals(bytes)).toBe(true);
+  });
+
+  it("redacts only credentials of mcp-auth.json, not the server URL or client id", async () => {
+    const { app: server, dirs } = await app();
+    fs.writeFileSync(
+      path.join(dirs.agentDir, "mcp.json"),
+      JSON.stringify({ mcpServers: { docs: { url: "https://mcp.example.com/mcp" } } }),
+    );
+    fs.writeFileSync(
+      path.join(dirs.agentDir, "mcp-auth.json"),
+      JSON.stringify({
+        "mcp__docs|https://mcp.example.com/mcp": {
+          serverUrl: "https://mcp.example.com/mcp",
+          clientInformation: { client_id: "client-visible-id", client_secret: "planted-client-secret" },
+          tokens: { access_token: "planted-access-token", refresh_token: "planted-refresh-token", token_type: "Bearer" },
+        },
+      }),
+    );
+    const res = await send(server, "GET", "/api/pi/settings/mcp");
+    expect(res.statusCode).toBe(200);
+    expect(res.json<McpInventory>().servers[0]?.url).toBe("https://mcp.example.com/mcp");
+    expect(res.body).not.toContain("planted-");
+  });
+});

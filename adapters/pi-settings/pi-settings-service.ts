@@ -31,7 +31,7 @@ import {
   editProvider,
   type ModelsEditResult,
 } from "../../domain/pi-settings/models-config.ts";
-import { redactSecrets } from "../../domain/pi-settings/redaction.ts";
+import { redactSecrets, redactStrings } from "../../domain/pi-settings/redaction.ts";
 import { ServiceError } from "../../domain/service-error.ts";
 import type { HostClock } from "../runtime-host/host-clock.ts";
 import { leylineTrashDirOf } from "../session-files/agent-dir.ts";
@@ -54,6 +54,8 @@ import { agentFiles, createSettingsRuntimes, type SettingsRuntimes } from "./set
 
 export const CATALOG_REFRESH_WARNING = "The catalog could not be fully refreshed. Results come from the cached catalog.";
 const MCP_DEADLINE_MS = 120_000;
+/** A catalog lookup with refresh=1 waits at most this long for the network; then it answers from the cache. */
+const CATALOG_REFRESH_TIMEOUT_MS = 30_000;
 
 /** What the service needs to know of the open conversation runtimes. */
 export interface OpenRuntimesView {
@@ -149,14 +151,7 @@ export function createPiSettingsService(options: PiSettingsOptions): PiSettingsS
     return redactSecrets(text, knownSecrets(agentDir, env));
   }
   function scrub<T>(value: T): T {
-    const secrets = knownSecrets(agentDir, env);
-    if (secrets.length === 0) return value;
-    return JSON.parse(
-      redactSecrets(
-        JSON.stringify(value),
-        secrets.map((secret) => JSON.stringify(secret).slice(1, -1)),
-      ),
-    ) as T;
+    return redactStrings(value, knownSecrets(agentDir, env));
   }
 
   /** The target's folder (spec "Targets and revisions"); validates it. */
@@ -189,13 +184,29 @@ export function createPiSettingsService(options: PiSettingsOptions): PiSettingsS
     return { state, config: parsed.value, invalid: state.blocked };
   }
 
+  /**
+   * What is "catalog" for the edit rules: the models the settings runtime knows of a built-in provider (its
+   * cached remote catalog included), minus the custom definitions of models.json.
+   */
   async function catalogView(): Promise<{ view: CatalogView; builtinIds: Set<string> }> {
-    const catalog = await runtimes.catalog();
+    const [catalog, runtime] = await Promise.all([runtimes.catalog(), runtimes.acquire()]);
     const builtinIds = new Set(catalog.getProviders().map((provider) => provider.id));
+    const { config } = modelsFile();
     const view: CatalogView = {
       provider(id: string) {
         if (!builtinIds.has(id)) return undefined;
-        return { models: catalog.getModels(id).map((model) => ({ id: model.id, cost: model.cost })) };
+        const custom = new Set(
+          (Array.isArray(modelsJsonProviders(config)[id]?.["models"])
+            ? (modelsJsonProviders(config)[id]?.["models"] as unknown[])
+            : []
+          ).flatMap((model) =>
+            typeof model === "object" && model !== null && typeof (model as { id?: unknown }).id === "string"
+              ? [(model as { id: string }).id]
+              : [],
+          ),
+        );
+        const models = runtime.getModels(id).length > 0 ? runtime.getModels(id) : catalog.getModels(id);
+        return { models: models.filter((model) => !custom.has(model.id)).map((model) => ({ id: model.id, cost: model.cost })) };
       },
     };
     return { view, builtinIds };
@@ -205,7 +216,7 @@ export function createPiSettingsService(options: PiSettingsOptions): PiSettingsS
     const { state, config, invalid } = modelsFile();
     const { builtinIds } = await catalogView();
     // An invalid models.json: pi's runtime still loads (it reports the error); the inventory is read-only.
-    const runtime = await runtimes.acquire({ refresh });
+    const runtime = await runtimes.acquire({ refresh, refreshAuth: true });
     const result = providerInventory({
       runtime,
       builtinIds,
@@ -258,6 +269,33 @@ export function createPiSettingsService(options: PiSettingsOptions): PiSettingsS
   }
 
   /** The runtime a connection test probes: the saved settings, or a draft laid over them in a throwaway runtime. */
+  /**
+   * A provider draft that moves the provider to another endpoint or API must not take the saved credential
+   * along (spec: drafts "cannot change an OAuth provider's endpoint or API while using its stored login"): an
+   * OAuth login never goes; a stored key, an environment key or a models.json key goes only when the draft
+   * brings its own key.
+   */
+  function checkDraftRoute(runtime: ModelRuntime, providerId: string, modelId: string, values: ProviderValues): void {
+    const model = runtime.getModel(providerId, modelId) ?? runtime.getModels(providerId)[0];
+    const provider = runtime.getProvider(providerId);
+    const baseUrl = model?.baseUrl ?? provider?.baseUrl;
+    const moves = (values.baseUrl !== undefined && values.baseUrl !== baseUrl) || (values.api !== undefined && values.api !== model?.api);
+    if (!moves || !runtime.hasConfiguredAuth(providerId)) return;
+    if (runtime.isUsingOAuth(providerId)) {
+      throw new ServiceError(
+        "conflict",
+        `A draft cannot change the endpoint or API of ${providerId} while it uses its stored sign-in: the login would be sent to the new endpoint.`,
+      );
+    }
+    if (values.apiKey === undefined || values.apiKey === null) {
+      throw new ServiceError(
+        "conflict",
+        `This draft changes the endpoint or API of ${providerId}: enter the key to use there. The saved credential is not sent to a changed endpoint.`,
+      );
+    }
+  }
+
+  /** The runtime a connection test probes: the saved settings, or a draft laid over them in a throwaway runtime. */
   async function testWith<T>(body: ProviderActionInput, use: (runtime: ModelRuntime) => Promise<T>): Promise<T> {
     const draft = body.draft;
     if (draft === undefined) return use(await runtimes.acquire());
@@ -265,12 +303,13 @@ export function createPiSettingsService(options: PiSettingsOptions): PiSettingsS
     checkRevision(state, draft.revision);
     const { view } = await catalogView();
     const modelId = body.modelId ?? "";
+    const saved = await runtimes.acquire();
     let text: string;
     if (draft.type === "provider") {
+      checkDraftRoute(saved, body.providerId, modelId, draft.values);
       text = editOutcome(editProvider(state.text, { id: body.providerId, create: draft.create, values: draft.values }, view));
       // A provider draft's root modelId is its physical test model: a new provider has none yet.
-      const runtime = await runtimes.acquire();
-      if (draft.create || runtime.getModel(body.providerId, modelId) === undefined) {
+      if (draft.create || saved.getModel(body.providerId, modelId) === undefined) {
         text = editOutcome(editModel(text, { providerId: body.providerId, modelId, kind: "custom", create: true, values: {} }, view));
       }
     } else {
@@ -281,25 +320,49 @@ export function createPiSettingsService(options: PiSettingsOptions): PiSettingsS
     return runtimes.withModelsText(text, use);
   }
 
+  /** A draft's key (and its command) as secrets of the operation: a provider error may quote them. */
+  function draftSecrets(draft: TestDraft | undefined): string[] {
+    if (draft?.type !== "provider") return [];
+    const key = draft.values.apiKey;
+    if (typeof key !== "string" || key.length < 4) return [];
+    return key.startsWith("!") ? [key, key.slice(1).trim()] : [key];
+  }
+
   async function runProviderAction(body: ProviderActionInput, ctx: OperationContext): Promise<Record<string, unknown>> {
     switch (body.action) {
       case "login":
-        return lock.run(async () => {
-          const runtime = await runtimes.acquire();
-          const conflict = routeConflict(runtime, body.providerId, openRuntimes.routes());
-          if (conflict !== null) throw new ServiceError("conflict", conflict);
-          return loginProvider(runtime, body.providerId, body.authType ?? "api_key", ctx);
-        }, null);
+        return lock.run(
+          async () => {
+            const runtime = await runtimes.acquire();
+            const conflict = routeConflict(runtime, body.providerId, openRuntimes.routes());
+            if (conflict !== null) throw new ServiceError("conflict", conflict);
+            return loginProvider(runtime, body.providerId, body.authType ?? "api_key", ctx);
+          },
+          null,
+          ctx.signal,
+        );
       case "logout":
-        return lock.run(async () => logoutProvider(await runtimes.acquire(), body.providerId, ctx));
+        return lock.run(async () => logoutProvider(await runtimes.acquire(), body.providerId, ctx), undefined, ctx.signal);
       case "refresh":
         return refreshProvider(await runtimes.acquire({ refresh: true }), body.providerId, ctx);
-      case "test":
-        return testWith(body, (runtime) => probeModel(runtime, body.providerId, body.modelId ?? "", ctx, () => clock.now()));
+      case "test": {
+        // durationMs counts the draft's preparation and authentication too (spec), not the queueing before it.
+        const started = clock.now();
+        const secrets = draftSecrets(body.draft);
+        try {
+          return await testWith(body, (runtime) =>
+            probeModel(runtime, body.providerId, body.modelId ?? "", ctx, () => clock.now(), started),
+          );
+        } catch (error) {
+          if (secrets.length === 0 || !(error instanceof Error)) throw error;
+          const message = redactSecrets(error.message, secrets);
+          throw error instanceof ServiceError ? new ServiceError(error.code, message) : new Error(message);
+        }
+      }
     }
   }
 
-  return {
+  const service: PiSettingsService = {
     async providers(query) {
       resolveTarget(query);
       return inventory(query.refresh === true);
@@ -315,7 +378,11 @@ export function createPiSettingsService(options: PiSettingsOptions): PiSettingsS
       if (query.refresh === true) {
         runtime = await runtimes.acquire({ refresh: true });
         try {
-          const result = await runtime.refresh({ allowNetwork: true, force: true });
+          const result = await runtime.refresh({
+            allowNetwork: true,
+            force: true,
+            signal: AbortSignal.timeout(CATALOG_REFRESH_TIMEOUT_MS),
+          });
           if (result.aborted || result.errors.size > 0) warning = CATALOG_REFRESH_WARNING;
         } catch {
           warning = CATALOG_REFRESH_WARNING;
@@ -454,4 +521,35 @@ export function createPiSettingsService(options: PiSettingsOptions): PiSettingsS
       await operations.close();
     },
   };
+  return withScrubbedErrors(service, scrubText);
+}
+
+/**
+ * The service with every failure's message scrubbed of known secrets before it becomes an answer (a pi
+ * validation or load error can quote a value of the file). The last line of defence, as `scrub` is for answers.
+ */
+function withScrubbedErrors(service: PiSettingsService, scrubText: (text: string) => string): PiSettingsService {
+  const scrubbed = (error: unknown): unknown => {
+    if (error instanceof ServiceError) {
+      const message = scrubText(error.message);
+      return message === error.message ? error : new ServiceError(error.code, message, { cause: error });
+    }
+    return error;
+  };
+  const wrapped: Record<string, unknown> = {};
+  for (const [name, member] of Object.entries(service)) {
+    if (typeof member !== "function" || name === "scrubText" || name === "close") {
+      wrapped[name] = member;
+      continue;
+    }
+    wrapped[name] = (...args: unknown[]): unknown => {
+      try {
+        const result: unknown = (member as (...a: unknown[]) => unknown)(...args);
+        return result instanceof Promise ? result.catch((error: unknown) => Promise.reject(scrubbed(error))) : result;
+      } catch (error) {
+        throw scrubbed(error);
+      }
+    };
+  }
+  return wrapped as unknown as PiSettingsService;
 }

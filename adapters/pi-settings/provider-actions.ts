@@ -35,25 +35,39 @@ export class ProviderLock {
     return this.holders > 0;
   }
 
-  async run<T>(work: () => Promise<T>, waitMs: number | null = 2_000): Promise<T> {
+  /** `signal`: stop waiting (an operation cancelled while queued behind a sign-in). */
+  async run<T>(work: () => Promise<T>, waitMs: number | null = 2_000, signal?: AbortSignal): Promise<T> {
     const previous = this.tail;
     let release!: () => void;
     const mine = new Promise<void>((resolve) => (release = resolve));
     this.tail = previous.then(() => mine);
     this.holders += 1;
     try {
+      let timer: NodeJS.Timeout | undefined;
+      let onAbort: (() => void) | undefined;
+      const waits: Array<Promise<"turn" | "timeout" | "aborted">> = [previous.then(() => "turn" as const)];
       if (waitMs !== null) {
-        let timer: NodeJS.Timeout | undefined;
-        const timedOut = new Promise<"timeout">((resolve) => {
-          timer = setTimeout(() => resolve("timeout"), waitMs);
-          timer.unref();
-        });
-        const turn = await Promise.race([previous.then(() => "turn" as const), timedOut]);
-        clearTimeout(timer);
-        if (turn === "timeout") throw new ServiceError("conflict", PROVIDER_BUSY);
-      } else {
-        await previous;
+        waits.push(
+          new Promise((resolve) => {
+            timer = setTimeout(() => resolve("timeout"), waitMs);
+            timer.unref();
+          }),
+        );
       }
+      if (signal !== undefined) {
+        waits.push(
+          new Promise((resolve) => {
+            onAbort = () => resolve("aborted");
+            if (signal.aborted) onAbort();
+            else signal.addEventListener("abort", onAbort, { once: true });
+          }),
+        );
+      }
+      const turn = await Promise.race(waits);
+      clearTimeout(timer);
+      if (onAbort !== undefined) signal?.removeEventListener("abort", onAbort);
+      if (turn === "timeout") throw new ServiceError("conflict", PROVIDER_BUSY);
+      if (turn === "aborted") throw new DOMException("Cancelled while waiting for provider settings.", "AbortError");
       return await work();
     } finally {
       this.holders -= 1;
@@ -176,6 +190,7 @@ export async function probeModel(
   modelId: string,
   ctx: OperationContext,
   now: () => number,
+  started: number = now(),
 ): Promise<Record<string, unknown>> {
   const model = runtime.getPhysicalModel(providerId, modelId) ?? runtime.getModel(providerId, modelId);
   if (model === undefined) throw new ServiceError("settings_not_found", `Model ${providerId}/${modelId} is not available to test.`);
@@ -186,7 +201,6 @@ export async function probeModel(
   timer.unref();
   const signal = AbortSignal.any([ctx.signal, deadline.signal]);
   let httpStatus: number | undefined;
-  const started = now();
   let reply: AssistantMessage;
   try {
     reply = await runtime.completeSimple(

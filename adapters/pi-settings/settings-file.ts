@@ -23,6 +23,8 @@ import lockfile from "proper-lockfile";
 import { ServiceError } from "../../domain/service-error.ts";
 import { keepTrashCopy, replaceFileAtomically } from "../session-files/trash-copy.ts";
 
+const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
 /** Files over this size are never rewritten (spec: "existing files over 2 MiB block writes"). */
 export const SETTINGS_FILE_MAX_BYTES = 2 * 1024 * 1024;
 
@@ -85,8 +87,16 @@ export function readSettingsFile(file: string): SettingsFileState {
     if (code === "ENOENT") return { file, target, text: "", exists: false, revision: revisionOf(""), blocked: null };
     return { file, target, text: "", exists: true, revision: revisionOf(""), blocked: `${name} cannot be read (${code ?? "error"}).` };
   }
-  const blocked = bytes.length > SETTINGS_FILE_MAX_BYTES ? `${name} is larger than 2 MiB; Leyline does not rewrite it.` : null;
-  return { file, target, text: bytes.toString("utf8"), exists: true, revision: revisionOf(bytes), blocked };
+  let text: string;
+  let blocked = bytes.length > SETTINGS_FILE_MAX_BYTES ? `${name} is larger than 2 MiB; Leyline does not rewrite it.` : null;
+  try {
+    text = STRICT_UTF8.decode(bytes);
+  } catch {
+    // Editing decoded text would replace the invalid bytes everywhere, outside the edited span too.
+    text = bytes.toString("utf8");
+    blocked ??= `${name} is not valid UTF-8; Leyline does not rewrite it.`;
+  }
+  return { file, target, text, exists: true, revision: revisionOf(bytes), blocked };
 }
 
 /** The revision check every write starts with: missing → 409, stale → 409. */
@@ -126,8 +136,13 @@ export async function writeSettingsFile(file: string, write: SettingsWrite): Pro
     if (current.revision !== before.revision || current.exists !== before.exists) {
       throw new ServiceError("conflict", REVISION_CHANGED_WHILE_SAVING);
     }
-    if (current.exists) keepTrashCopy(write.trashDir, current.target, "settings", fs.readFileSync(current.target), write.now);
+    if (current.exists) {
+      const mode = fs.statSync(current.target).mode & 0o777;
+      keepTrashCopy(write.trashDir, current.target, "settings", fs.readFileSync(current.target), write.now, mode);
+    }
+    // A new settings file may hold keys and header values: private to its owner, as pi's auth.json.
     replaceFileAtomically(current.target, next, {
+      newFileMode: 0o600,
       beforeRename: () => {
         if (readSettingsFile(file).revision !== before.revision) throw new ServiceError("conflict", REVISION_CHANGED_WHILE_SAVING);
       },

@@ -39,8 +39,12 @@ export function loadPi(): Promise<PiModule> {
 }
 
 export interface SettingsRuntimes {
-  /** The settings runtime for the agent dir's current files (`refresh`: a new one, whatever changed). */
-  acquire(options?: { refresh?: boolean }): Promise<ModelRuntime>;
+  /**
+   * The settings runtime for the agent dir's current files (`refresh`: a new one, whatever changed). With
+   * `refreshAuth`, a cached runtime first refreshes its authentication snapshot without network (spec: ordinary
+   * reads do; credentials can appear outside auth.json: environment, cloud credential files).
+   */
+  acquire(options?: { refresh?: boolean; refreshAuth?: boolean }): Promise<ModelRuntime>;
   /** A runtime built from a models.json text of the caller's (a connection test draft), with the real credentials. */
   withModelsText<T>(text: string, use: (runtime: ModelRuntime) => Promise<T>): Promise<T>;
   /** pi's built-in providers only: what is "catalog". */
@@ -109,8 +113,11 @@ export function createSettingsRuntimes(agentDir: string): SettingsRuntimes {
         runtime.catch(() => {
           if (current?.runtime === runtime) current = null;
         });
+        return runtime;
       }
-      return current.runtime;
+      const runtime = await current.runtime;
+      if (options.refreshAuth === true) await runtime.refresh({ allowNetwork: false }).catch(() => undefined);
+      return runtime;
     },
     async withModelsText(text, use) {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), "leyline-settings-test-"));

@@ -18,15 +18,20 @@ export function trashStamp(now: number): string {
   return new Date(now).toISOString().replace(/[:.]/g, "-");
 }
 
-/** Writes `bytes` (the file as it was) into the trash under the first free name; returns its path. */
-export function keepTrashCopy(trashDir: string, sessionFile: string, label: string, bytes: Buffer, now: number): string {
-  fs.mkdirSync(trashDir, { recursive: true });
+/**
+ * Writes `bytes` (the file as it was) into the trash under the first free name; returns its path. The copy
+ * gets `mode` (the original's permissions, so a 0600 file holding keys stays private); a new trash folder is
+ * private to its owner.
+ */
+export function keepTrashCopy(trashDir: string, sessionFile: string, label: string, bytes: Buffer, now: number, mode?: number): string {
+  fs.mkdirSync(trashDir, { recursive: true, mode: 0o700 });
   const ext = path.extname(sessionFile) || ".jsonl";
   const stem = `${path.basename(sessionFile, ext)}.${label}-${trashStamp(now)}`;
   for (let n = 1; ; n++) {
     const target = path.join(trashDir, n === 1 ? `${stem}${ext}` : `${stem}-${n}${ext}`);
     try {
-      fs.writeFileSync(target, bytes, { flag: "wx" });
+      fs.writeFileSync(target, bytes, { flag: "wx", ...(mode !== undefined ? { mode } : {}) });
+      if (mode !== undefined) fs.chmodSync(target, mode);
       return target;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
@@ -34,12 +39,28 @@ export function keepTrashCopy(trashDir: string, sessionFile: string, label: stri
   }
 }
 
-/** Replaces `file` with `content` through a temp file and a rename (see the module comment). */
-export function replaceFileAtomically(file: string, content: Buffer | string, options: { beforeRename?: () => void } = {}): void {
+/**
+ * Replaces `file` with `content` through a temp file and a rename (see the module comment). The new file keeps
+ * the old one's mode exactly (umask does not narrow it); a file that did not exist gets `newFileMode` (default:
+ * the process's usual). The temp file's bytes are flushed to disk before the rename, so an acknowledged write
+ * survives a crash.
+ */
+export function replaceFileAtomically(
+  file: string,
+  content: Buffer | string,
+  options: { beforeRename?: () => void; newFileMode?: number } = {},
+): void {
   const temp = path.join(path.dirname(file), `.${path.basename(file)}.leyline-${process.pid}.tmp`);
-  const mode = fs.existsSync(file) ? fs.statSync(file).mode & 0o777 : undefined;
+  const mode = fs.existsSync(file) ? fs.statSync(file).mode & 0o777 : options.newFileMode;
   try {
-    fs.writeFileSync(temp, content, mode !== undefined ? { mode } : {});
+    const fd = fs.openSync(temp, "w", mode ?? 0o666);
+    try {
+      fs.writeFileSync(fd, content);
+      if (mode !== undefined) fs.fchmodSync(fd, mode);
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
     options.beforeRename?.();
     fs.renameSync(temp, file);
   } finally {

@@ -116,3 +116,19 @@ export function redactSecrets(text: string, secrets: readonly string[]): string 
 export function containsRedaction(value: string): boolean {
   return value.includes(REDACTED);
 }
+
+/**
+ * `value` with `redactSecrets` applied to every string in it (object keys and non-string leaves untouched), so
+ * a secret that is also a number's digits cannot break the JSON around it. Returns a new value; `value` stays.
+ */
+export function redactStrings<T>(value: T, secrets: readonly string[]): T {
+  if (secrets.length === 0) return value;
+  const walk = (item: unknown): unknown => {
+    if (typeof item === "string") return redactSecrets(item, secrets);
+    if (Array.isArray(item)) return item.map(walk);
+    if (typeof item === "object" && item !== null)
+      return Object.fromEntries(Object.entries(item).map(([key, inner]) => [key, walk(inner)]));
+    return item;
+  };
+  return walk(value) as T;
+}
