@@ -178,7 +178,7 @@ function openRuntimesView(host: RuntimeHost): OpenRuntimesView {
       host
         .openRuntimes()
         .flatMap((handle) =>
-          handle.active().state.availableModels.map((model) => ({ sessionId: handle.sessionId, provider: model.provider, id: model.id })),
+          handle.modelRoutes().map((model) => ({ sessionId: handle.sessionId, provider: model.provider, id: model.id, api: model.api })),
         ),
   };
 }

@@ -39,7 +39,7 @@ import {
   type RuntimeStatus,
   type RuntimeSupervision,
 } from "./runtime-supervision.ts";
-import { createSnapshotPublisher, type HostEvent, type SnapshotPublisher } from "./snapshot-publisher.ts";
+import { createSnapshotPublisher, type HostEvent, type ModelRoute, type SnapshotPublisher } from "./snapshot-publisher.ts";
 
 export { ULTRAFAST_COMMAND_MISSING } from "./runtime-actions.ts";
 export type { HostEvent } from "./snapshot-publisher.ts";
@@ -204,6 +204,11 @@ export class RuntimeHandle {
 
   active(): Active {
     return this.publisher.active();
+  }
+
+  /** The models the runtime's worker offers, with their API (the Pi Settings sign-in guard; not a client DTO). */
+  modelRoutes(): readonly ModelRoute[] {
+    return this.publisher.modelRoutes();
   }
 
   /** What the runtime is streaming right now: the reply so far, running tools' and the `!` command's output. */

@@ -51,6 +51,13 @@ export interface SessionIdentity {
  */
 const FULL_ONLY_EVENTS = new Set(["stream_delta", "message_update", "tool_execution_update"]);
 
+/** A model a runtime offers, as its worker reported it. */
+export interface ModelRoute {
+  readonly provider: string;
+  readonly id: string;
+  readonly api: string;
+}
+
 export interface SnapshotPublisherDeps {
   emit: (event: HostEvent) => void;
   /** The supervision log, shown after the worker's own diagnostics. */
@@ -82,6 +89,8 @@ export interface SnapshotPublisher {
   active(): Active;
   liveStream(): LiveStreamState;
   researchState(): ResearchState | null;
+  /** The available models of the last worker snapshot with their API (never sent to clients). */
+  modelRoutes(): readonly ModelRoute[];
   identity(): SessionIdentity;
   /** The list row: folded from the session file when it exists, else a minimal row. */
   summary(): SessionSummary;
@@ -163,8 +172,12 @@ export function createSnapshotPublisher(deps: SnapshotPublisherDeps): SnapshotPu
     if (!state.identity.fileSeen && file !== null && fs.existsSync(file)) updateIdentity({ fileSeen: true });
   };
 
+  /** The models of the last worker snapshot with their API (server-side only: the Pi Settings sign-in guard). */
+  let modelRoutes: ModelRoute[] = [];
+
   const foldSnapshot = (snapshot: RuntimeSnapshot): void => {
     const previousId = state.identity.sessionId;
+    modelRoutes = snapshot.availableModels.map((model) => ({ provider: model.provider, id: model.id, api: model.api }));
     const worker = workerDiagnostics(snapshot);
     update({ workerRevision: snapshot.revision, workerDiagnostics: worker });
     updateIdentity({
@@ -190,6 +203,7 @@ export function createSnapshotPublisher(deps: SnapshotPublisherDeps): SnapshotPu
     active: () => selectActive(state.projection),
     liveStream: () => state.live,
     researchState: () => state.projection.research,
+    modelRoutes: () => modelRoutes,
     identity: () => state.identity,
     summary() {
       const { sessionFile: file, sessionId, cwd, sessionName, child } = state.identity;
