@@ -150,6 +150,27 @@ describe("Pi Settings in a browser", { timeout: FLOW_TIMEOUT_MS }, () => {
     expect(browser.errors).toEqual([]);
   });
 
+  it("finds a catalog model and saves an override of its name", async () => {
+    const { page, browser, server } = suite;
+    await page.goto("/");
+    await page.locator(dt("start-screen")).waitFor();
+    await page.locator(dt("settings-open")).click();
+    await page.locator(dt("settings-modal")).waitFor();
+    await page.locator(dt("catalog-search")).fill("gpt-4o-mini openai");
+    const result = page.locator(dt("catalog-result", { "data-provider": "openai", "data-model": "gpt-4o-mini" }));
+    await result.waitFor();
+    await result.locator(dt("catalog-add-override")).click();
+    await page.locator(dt("model-name")).fill("Mini (team)");
+    await page.locator(dt("model-save")).click();
+    await page.locator(dt("model-form")).waitFor({ state: "detached" });
+    const saved = JSON.parse(fs.readFileSync(path.join(server.agentDir, "models.json"), "utf8")) as {
+      providers: Record<string, { modelOverrides?: Record<string, { name?: string }> }>;
+    };
+    expect(saved.providers["openai"]?.modelOverrides?.["gpt-4o-mini"]).toEqual({ name: "Mini (team)" });
+    await browser.screenshots("settings-06-override");
+    expect(browser.errors).toEqual([]);
+  });
+
   it("lists MCP servers without their secrets, checks one for its tools, and fits a phone", async () => {
     const { page, browser } = suite;
     await page.goto("/");

@@ -3,6 +3,7 @@ import { mcpServer, model, provider } from "./pi-settings.fixture.ts";
 import {
   apiOptions,
   authStateLabel,
+  canAddModels,
   describeTest,
   mcpFormOf,
   mcpValues,
@@ -10,6 +11,7 @@ import {
   modelValues,
   providerFormOf,
   providerValues,
+  signInLabel,
   testOutcomeOf,
   toolsOf,
 } from "./settings-forms.ts";
@@ -165,5 +167,18 @@ describe("MCP form", () => {
       ok: true,
       value: { url: "https://mcp.example.com/mcp" },
     });
+  });
+});
+
+describe("provider buttons", () => {
+  it("names sign-in methods without repeating pi's own 'Sign in'", () => {
+    expect(signInLabel({ id: "oauth", label: "Sign in with ChatGPT" }, 2)).toBe("Sign in with ChatGPT");
+    expect(signInLabel({ id: "api_key", label: "OpenAI API key" }, 2)).toBe("Sign in (OpenAI API key)");
+    expect(signInLabel({ id: "oauth", label: "GitHub Copilot" }, 1)).toBe("Sign in");
+  });
+
+  it("offers custom models only on custom providers", () => {
+    expect(canAddModels(provider("local", { kind: "custom" }))).toBe(true);
+    expect(canAddModels(provider("openai", { kind: "builtin" }))).toBe(false);
   });
 });

@@ -116,8 +116,18 @@ export function providerKindLabel(kind: ProviderSettings["kind"]): string {
 }
 
 /** Custom models can be added where the provider's models.json entry has (or may get) a base URL and an API. */
+/**
+ * Custom model definitions need the provider's own base URL and API in models.json (the server refuses them
+ * otherwise): custom providers have both; catalog models of a built-in provider take overrides instead.
+ */
 export function canAddModels(provider: ProviderSettings): boolean {
-  return provider.config.canEdit;
+  return provider.config.canEdit && provider.kind === "custom";
+}
+
+/** A sign-in button's text: pi's label when it already says "Sign in …", else "Sign in (label)" where methods differ. */
+export function signInLabel(method: ProviderSettings["authMethods"][number], methods: number): string {
+  if (/^sign in\b/i.test(method.label)) return method.label;
+  return methods > 1 || method.id === "api_key" ? `Sign in (${method.label})` : "Sign in";
 }
 
 // ---- models ------------------------------------------------------------------------------------------------
