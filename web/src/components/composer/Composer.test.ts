@@ -1,3 +1,4 @@
+import { usePiSettingsStore } from "../../stores/pi-settings.store.ts";
 import { flushPromises, mount, type VueWrapper } from "@vue/test-utils";
 import { createPinia, setActivePinia } from "pinia";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -219,6 +220,26 @@ describe("Composer before the runtime", () => {
     expect(requests).toEqual([]);
     // Taken back: nothing is kept any more.
     expect(sessionStorage.getItem(HELD_PROMPTS_KEY)).toBeNull();
+  });
+
+  it("asks for the folder's models again after Settings changed them", async () => {
+    let models = [FAUX_MODEL];
+    const { wrapper: w, requests } = mountDormant(facts, (request) => {
+      if (request.path.startsWith("/api/pi/state"))
+        return { body: { active: { ...activeOf({ availableModels: models }), id: "", path: "" } } };
+      return undefined;
+    });
+    await w.get("[data-test=model-picker]").trigger("focus");
+    await flushPromises();
+    expect(w.findAll("[data-test=model-picker] option").map((o) => o.attributes("value"))).toEqual(["faux/faux-1"]);
+    models = [FAUX_MODEL, FAST_MODEL];
+    const settings = usePiSettingsStore();
+    settings.modelsChangeCount++;
+    await flushPromises();
+    await w.get("[data-test=model-picker]").trigger("focus");
+    await flushPromises();
+    expect(paths(requests)).toEqual(["/api/pi/state?cwd=%2Ftmp%2Fproject", "/api/pi/state?cwd=%2Ftmp%2Fproject"]);
+    expect(w.findAll("[data-test=model-picker] option").map((o) => o.attributes("value"))).toEqual(["faux/faux-1", "openai/gpt-6-astra"]);
   });
 
   it("loads the folder's models when the picker is opened and changes the model as an action that starts pi", async () => {
