@@ -532,7 +532,12 @@ function withScrubbedErrors(service: PiSettingsService, scrubText: (text: string
   const scrubbed = (error: unknown): unknown => {
     if (error instanceof ServiceError) {
       const message = scrubText(error.message);
-      return message === error.message ? error : new ServiceError(error.code, message, { cause: error });
+      return message === error.message ? error : new ServiceError(error.code, message);
+    }
+    // Anything else is answered as "Internal server error" and logged: the log line gets no secret either.
+    if (error instanceof Error) {
+      error.message = scrubText(error.message);
+      if (error.stack !== undefined) error.stack = scrubText(error.stack);
     }
     return error;
   };
