@@ -13,8 +13,6 @@ import * as path from "node:path";
 import type { ModelRuntime } from "@earendil-works/pi-coding-agent";
 import type {
   CatalogResult,
-  McpInventory,
-  McpValues,
   ModelValues,
   ProviderInventory,
   ProviderValues,
@@ -22,7 +20,6 @@ import type {
   SettingsTarget,
 } from "../../domain/contract/http-pi-settings.ts";
 import { parseJsoncDocument } from "../../domain/pi-settings/jsonc-document.ts";
-import { deleteMcpServer, editMcpServer, mcpActionTarget, mcpInventory, mcpOperationKey } from "../../domain/pi-settings/mcp-config.ts";
 import {
   type CatalogView,
   deleteModel,
@@ -36,7 +33,8 @@ import { ServiceError } from "../../domain/service-error.ts";
 import type { HostClock } from "../runtime-host/host-clock.ts";
 import { leylineTrashDirOf } from "../session-files/agent-dir.ts";
 import { knownSecrets } from "./known-secrets.ts";
-import { checkMcpServer, loginMcpServer, logoutMcpServer } from "./mcp-actions.ts";
+import { createMcpSettings, type McpSettings } from "./mcp-settings.ts";
+import { withScrubbedErrors } from "./scrubbed-errors.ts";
 import {
   loginProvider,
   logoutProvider,
@@ -53,7 +51,6 @@ import { createSettingsOperations, type OperationContext, type SettingsOperation
 import { agentFiles, createSettingsRuntimes, type SettingsRuntimes } from "./settings-runtime.ts";
 
 export const CATALOG_REFRESH_WARNING = "The catalog could not be fully refreshed. Results come from the cached catalog.";
-const MCP_DEADLINE_MS = 120_000;
 /** A catalog lookup with refresh=1 waits at most this long for the network; then it answers from the cache. */
 const CATALOG_REFRESH_TIMEOUT_MS = 30_000;
 
@@ -88,7 +85,8 @@ export type ProviderActionInput = {
   draft?: TestDraft;
 };
 
-export interface PiSettingsService {
+/** The MCP members come from mcp-settings.ts. */
+export interface PiSettingsService extends McpSettings {
   providers(query: TargetInput & { refresh?: boolean }): Promise<ProviderInventory>;
   catalog(query: TargetInput & { q?: string; refresh?: boolean }): Promise<CatalogResult>;
   saveProvider(body: {
@@ -116,10 +114,6 @@ export interface PiSettingsService {
     kind: "custom" | "override";
   }): Promise<ProviderInventory>;
   providerAction(body: ProviderActionInput): Promise<SettingsOperation>;
-  mcp(): McpInventory;
-  saveMcp(body: { name: string; revision?: string | null; create?: boolean; values: McpValues }): Promise<McpInventory>;
-  deleteMcp(body: { name: string; revision?: string | null }): Promise<McpInventory>;
-  mcpAction(body: { name: string; action: "check" | "login" | "logout" }): SettingsOperation;
   operation(id: string): SettingsOperation;
   answer(id: string, body: { promptId: string; value: string }): SettingsOperation;
   cancel(id: string): SettingsOperation;
@@ -153,6 +147,8 @@ export function createPiSettingsService(options: PiSettingsOptions): PiSettingsS
   function scrub<T>(value: T): T {
     return redactStrings(value, knownSecrets(agentDir, env));
   }
+
+  const mcpSettings = createMcpSettings({ files, trashDir, clock, operations, processCwd, agentDir, env, scrub });
 
   /** The target's folder (spec "Targets and revisions"); validates it. */
   function resolveTarget(target: TargetInput | undefined): string {
@@ -255,13 +251,6 @@ export function createPiSettingsService(options: PiSettingsOptions): PiSettingsS
       await writeSettingsFile(files.models, { revision, edit: () => next, trashDir, now: clock.now() });
     });
     return inventory();
-  }
-
-  function mcpRead(): McpInventory {
-    const state = readSettingsFile(files.mcp);
-    const result = mcpInventory(state.text, state.revision);
-    const warning = state.blocked ?? result.warning;
-    return scrub({ ...result, revision: state.revision, ...(warning !== undefined ? { warning } : {}) });
   }
 
   function providerKnown(runtime: ModelRuntime, config: unknown, id: string): boolean {
@@ -459,59 +448,7 @@ export function createPiSettingsService(options: PiSettingsOptions): PiSettingsS
       return scrub(operations.start(`provider:${providerId}`, (ctx) => runProviderAction(body, ctx)));
     },
 
-    mcp: mcpRead,
-
-    async saveMcp(body) {
-      await writeSettingsFile(files.mcp, {
-        revision: body.revision,
-        edit: (text) => {
-          const result = editMcpServer(text, { name: body.name, create: body.create === true, values: body.values });
-          if (!result.ok) throw new ServiceError(result.code, result.message);
-          return result.text;
-        },
-        trashDir,
-        now: clock.now(),
-      });
-      return mcpRead();
-    },
-
-    async deleteMcp(body) {
-      await writeSettingsFile(files.mcp, {
-        revision: body.revision,
-        edit: (text) => {
-          const result = deleteMcpServer(text, body.name);
-          if (!result.ok) throw new ServiceError(result.code, result.message);
-          return result.text;
-        },
-        trashDir,
-        now: clock.now(),
-      });
-      return mcpRead();
-    },
-
-    mcpAction(body) {
-      // The target first: a missing server is 404, an invalid one 409, a login on stdio 400, before any operation.
-      const text = readSettingsFile(files.mcp).text;
-      const found = mcpActionTarget(text, body.name, body.action);
-      if (!found.ok) throw new ServiceError(found.code, found.message);
-      const parsed = parseJsoncDocument(text, "json", "mcp.json");
-      const servers = parsed.ok ? (parsed.value as { mcpServers?: Record<string, unknown> }).mcpServers : undefined;
-      const entry = { name: body.name, config: servers?.[body.name] };
-      const context = { cwd: processCwd, agentDir, env };
-      const run = (ctx: OperationContext): Promise<object> => {
-        switch (body.action) {
-          case "check":
-            return checkMcpServer(entry, ctx, context);
-          case "login":
-            return loginMcpServer(entry, ctx, context);
-          case "logout":
-            return logoutMcpServer(entry, ctx, context);
-        }
-      };
-      // HTTP actions share one key per normalized server URL (aliases share one credential record).
-      const key = mcpOperationKey(found.target, files.mcp);
-      return scrub(operations.start(key, run, body.action === "login" ? {} : { deadlineMs: MCP_DEADLINE_MS }));
-    },
+    ...mcpSettings,
 
     operation: (id) => scrub(operations.get(id)),
     answer: (id, body) => scrub(operations.answer(id, body)),
@@ -521,40 +458,5 @@ export function createPiSettingsService(options: PiSettingsOptions): PiSettingsS
       await operations.close();
     },
   };
-  return withScrubbedErrors(service, scrubText);
-}
-
-/**
- * The service with every failure's message scrubbed of known secrets before it becomes an answer (a pi
- * validation or load error can quote a value of the file). The last line of defence, as `scrub` is for answers.
- */
-function withScrubbedErrors(service: PiSettingsService, scrubText: (text: string) => string): PiSettingsService {
-  const scrubbed = (error: unknown): unknown => {
-    if (error instanceof ServiceError) {
-      const message = scrubText(error.message);
-      return message === error.message ? error : new ServiceError(error.code, message);
-    }
-    // Anything else is answered as "Internal server error" and logged: the log line gets no secret either.
-    if (error instanceof Error) {
-      error.message = scrubText(error.message);
-      if (error.stack !== undefined) error.stack = scrubText(error.stack);
-    }
-    return error;
-  };
-  const wrapped: Record<string, unknown> = {};
-  for (const [name, member] of Object.entries(service)) {
-    if (typeof member !== "function" || name === "scrubText" || name === "close") {
-      wrapped[name] = member;
-      continue;
-    }
-    wrapped[name] = (...args: unknown[]): unknown => {
-      try {
-        const result: unknown = (member as (...a: unknown[]) => unknown)(...args);
-        return result instanceof Promise ? result.catch((error: unknown) => Promise.reject(scrubbed(error))) : result;
-      } catch (error) {
-        throw scrubbed(error);
-      }
-    };
-  }
-  return wrapped as unknown as PiSettingsService;
+  return withScrubbedErrors(service, scrubText, ["scrubText", "close"]);
 }
