@@ -71,6 +71,17 @@ async function poll(server: FastifyInstance, id: string, until: (op: SettingsOpe
 
 const ended = (op: SettingsOperation): boolean => op.state === "completed" || op.state === "error" || op.state === "cancelled";
 
+/** Starts an API-key sign-in to openai and waits for its key prompt; returns the operation at the prompt. */
+async function openAiSignInAtPrompt(server: FastifyInstance): Promise<SettingsOperation> {
+  const res = await send(server, "POST", "/api/pi/settings/providers/action", {
+    providerId: "openai",
+    action: "login",
+    authType: "api_key",
+  });
+  expect(res.statusCode, res.body).toBe(200);
+  return poll(server, res.json<SettingsOperation>().id, (op) => op.prompt !== null || ended(op));
+}
+
 describe("provider inventory", () => {
   it("lists pi's providers without writing anything, with no-store", async () => {
     const { app: server, dirs } = await app();
@@ -426,14 +437,8 @@ describe("provider actions", () => {
   it("signs in with an API key through a secret prompt, never echoing it, then signs out", async () => {
     const { app: server, dirs } = await app();
     const key = "sk-openai-planted-secret-987654";
-    const res = await send(server, "POST", "/api/pi/settings/providers/action", {
-      providerId: "openai",
-      action: "login",
-      authType: "api_key",
-    });
-    expect(res.statusCode, res.body).toBe(200);
-    const id = res.json<SettingsOperation>().id;
-    const prompted = await poll(server, id, (op) => op.prompt !== null || ended(op));
+    const prompted = await openAiSignInAtPrompt(server);
+    const id = prompted.id;
     expect(prompted.prompt?.type).toBe("secret");
     const answered = await send(server, "POST", `/api/pi/settings/operations/${id}`, { promptId: prompted.prompt?.id, value: key });
     expect(answered.statusCode, answered.body).toBe(200);
@@ -457,13 +462,7 @@ describe("provider actions", () => {
 
   it("cancels a sign-in waiting at its prompt", async () => {
     const { app: server } = await app();
-    const res = await send(server, "POST", "/api/pi/settings/providers/action", {
-      providerId: "openai",
-      action: "login",
-      authType: "api_key",
-    });
-    const id = res.json<SettingsOperation>().id;
-    await poll(server, id, (op) => op.prompt !== null);
+    const id = (await openAiSignInAtPrompt(server)).id;
     const duplicate = await send(server, "POST", "/api/pi/settings/providers/action", {
       providerId: "openai",
       action: "login",
@@ -626,13 +625,7 @@ describe("settings operations over HTTP", () => {
   it("stops a sign-in at the 10-minute cap and forgets it one minute later (injected clock)", async () => {
     const clock = new ManualClock();
     const { app: server } = await testApp({ settingsClock: clock });
-    const res = await send(server, "POST", "/api/pi/settings/providers/action", {
-      providerId: "openai",
-      action: "login",
-      authType: "api_key",
-    });
-    const id = res.json<SettingsOperation>().id;
-    await poll(server, id, (op) => op.prompt !== null);
+    const id = (await openAiSignInAtPrompt(server)).id;
     clock.advance(599_000);
     expect((await send(server, "GET", `/api/pi/settings/operations/${id}`)).json<SettingsOperation>().state).toBe("running");
     clock.advance(1_000);
@@ -667,13 +660,8 @@ describe("settings operations over HTTP", () => {
 
   it("checks answers: a stale prompt is 409, a too-long value 400", async () => {
     const { app: server } = await app();
-    const res = await send(server, "POST", "/api/pi/settings/providers/action", {
-      providerId: "openai",
-      action: "login",
-      authType: "api_key",
-    });
-    const id = res.json<SettingsOperation>().id;
-    const op = await poll(server, id, (o) => o.prompt !== null);
+    const op = await openAiSignInAtPrompt(server);
+    const id = op.id;
     const stale = await send(server, "POST", `/api/pi/settings/operations/${id}`, { promptId: "not-the-prompt", value: "x" });
     expect(stale.statusCode).toBe(409);
     expect(stale.json()).toEqual({ error: "This prompt is no longer active." });
