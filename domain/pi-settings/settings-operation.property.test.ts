@@ -1,7 +1,7 @@
 /**
  * Laws of the settings operation decider over generated command sequences (operations and positions are
  * chosen as `pick % (size + 1)` at run time, so shrunk sequences stay meaningful; `size` selects a missing id).
- * Submitted answers are markers (`S<n>Q`) that later text (notices, errors, results, prompts) quotes (option
+ * Submitted answers are markers (`SEC<n>Q`, at least the four characters that count as a secret) that later text (notices, errors, results, prompts) quotes (option
  * ids are identifiers, not text: a text answer equal to one is not hidden in a select prompt's options):
  * - decide never mutates its input, and a rejected command changes nothing;
  * - a snapshot never contains a value submitted to its operation for a non-select prompt;
@@ -139,7 +139,7 @@ function toCommand(s: Step, state: SettingsOperationsState, model: Model, index:
       const target = id(s.op);
       const current = state.operations[target]?.prompt?.id ?? "prompt-0";
       const values: Record<AnswerValue, unknown> = {
-        marker: `S${index}Q`,
+        marker: `SEC${index}Q`,
         empty: "",
         option: OPTION_IDS[index % OPTION_IDS.length],
         badOption: "Use oauth",
