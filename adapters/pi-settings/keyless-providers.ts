@@ -13,22 +13,20 @@
 import * as fs from "node:fs";
 import type { ModelRuntime } from "@earendil-works/pi-coding-agent";
 import { parseJsoncDocument } from "../../domain/pi-settings/jsonc-document.ts";
+import { isRecord } from "../../domain/transcript/message-content.ts";
+import { modelsJsonProviders } from "./provider-inventory.ts";
 
 /** The runtime key of a keyless provider (local servers ignore it; pi sends it as the bearer token). */
 export const KEYLESS_RUNTIME_KEY = "leyline-no-key";
 
 const keylessOf = new WeakMap<ModelRuntime, ReadonlySet<string>>();
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 /** The models.json providers that qualify (see the module comment), from the file's text. */
 export function keylessCandidates(text: string, builtinIds: ReadonlySet<string>): string[] {
   const parsed = parseJsoncDocument(text, "jsonc", "models.json");
-  if (!parsed.ok || !isRecord(parsed.value) || !isRecord(parsed.value["providers"])) return [];
-  return Object.entries(parsed.value["providers"]).flatMap(([id, entry]) => {
-    if (builtinIds.has(id) || !isRecord(entry)) return [];
+  if (!parsed.ok) return [];
+  return Object.entries(modelsJsonProviders(parsed.value)).flatMap(([id, entry]) => {
+    if (builtinIds.has(id)) return [];
     const hasKey = typeof entry["apiKey"] === "string" && entry["apiKey"] !== "";
     const hasHeaders = isRecord(entry["headers"]) && Object.keys(entry["headers"]).length > 0;
     const hasUrl = typeof entry["baseUrl"] === "string" && entry["baseUrl"] !== "";

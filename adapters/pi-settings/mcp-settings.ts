@@ -10,13 +10,10 @@ import { parseJsoncDocument } from "../../domain/pi-settings/jsonc-document.ts";
 import { deleteMcpServer, editMcpServer, mcpActionTarget, mcpInventory, mcpOperationKey } from "../../domain/pi-settings/mcp-config.ts";
 import { ServiceError } from "../../domain/service-error.ts";
 import type { HostClock } from "../runtime-host/host-clock.ts";
-import { checkMcpServer, loginMcpServer, logoutMcpServer } from "./mcp-actions.ts";
+import { checkMcpServer, loginMcpServer, logoutMcpServer, MCP_CHECK_DEADLINE_MS } from "./mcp-actions.ts";
 import { readSettingsFile, writeSettingsFile } from "./settings-file.ts";
 import type { OperationContext, SettingsOperations } from "./settings-operations.ts";
 import type { agentFiles } from "./settings-runtime.ts";
-
-/** MCP check and sign-out end within two minutes (spec); sign-in has the operations' 10-minute cap. */
-const MCP_DEADLINE_MS = 120_000;
 
 export interface McpSettingsDeps {
   readonly files: ReturnType<typeof agentFiles>;
@@ -90,7 +87,8 @@ export function createMcpSettings(deps: McpSettingsDeps): McpSettings {
         }
       };
       const key = mcpOperationKey(found.target, files.mcp);
-      return scrub(operations.start(key, run, body.action === "login" ? {} : { deadlineMs: MCP_DEADLINE_MS }));
+      // Check and sign-out end within two minutes (spec); sign-in has the operations' 10-minute cap.
+      return scrub(operations.start(key, run, body.action === "login" ? {} : { deadlineMs: MCP_CHECK_DEADLINE_MS }));
     },
   };
 }

@@ -45,7 +45,7 @@ import {
   type RuntimeRoute,
   type TestDraft,
 } from "./provider-actions.ts";
-import { modelsJsonProviders, providerInventory, searchCatalog } from "./provider-inventory.ts";
+import { customModelIds, modelsJsonProviders, providerInventory, searchCatalog } from "./provider-inventory.ts";
 import { readSettingsFile, writeSettingsFile, checkRevision, type SettingsFileState } from "./settings-file.ts";
 import { createSettingsOperations, type OperationContext, type SettingsOperations } from "./settings-operations.ts";
 import { agentFiles, createSettingsRuntimes, type SettingsRuntimes } from "./settings-runtime.ts";
@@ -191,16 +191,7 @@ export function createPiSettingsService(options: PiSettingsOptions): PiSettingsS
     const view: CatalogView = {
       provider(id: string) {
         if (!builtinIds.has(id)) return undefined;
-        const custom = new Set(
-          (Array.isArray(modelsJsonProviders(config)[id]?.["models"])
-            ? (modelsJsonProviders(config)[id]?.["models"] as unknown[])
-            : []
-          ).flatMap((model) =>
-            typeof model === "object" && model !== null && typeof (model as { id?: unknown }).id === "string"
-              ? [(model as { id: string }).id]
-              : [],
-          ),
-        );
+        const custom = customModelIds(modelsJsonProviders(config)[id]);
         const models = runtime.getModels(id).length > 0 ? runtime.getModels(id) : catalog.getModels(id);
         return { models: models.filter((model) => !custom.has(model.id)).map((model) => ({ id: model.id, cost: model.cost })) };
       },

@@ -19,13 +19,10 @@ import type {
   ThinkingLevelMap,
 } from "../../domain/contract/http-pi-settings.ts";
 import { safeBaseUrl } from "../../domain/pi-settings/redaction.ts";
+import { isRecord } from "../../domain/transcript/message-content.ts";
 import { isKeyless } from "./keyless-providers.ts";
 
 type Json = Record<string, unknown>;
-
-function isRecord(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /** The `providers` object of a parsed models.json (an empty one for anything else). */
 export function modelsJsonProviders(config: unknown): Record<string, Json> {
@@ -34,7 +31,8 @@ export function modelsJsonProviders(config: unknown): Record<string, Json> {
   return Object.fromEntries(Object.entries(providers).filter((entry): entry is [string, Json] => isRecord(entry[1])));
 }
 
-function customModelIds(entry: Json | undefined): Set<string> {
+/** The ids of a models.json provider entry's custom model definitions. */
+export function customModelIds(entry: Json | undefined): Set<string> {
   const models = entry?.["models"];
   if (!Array.isArray(models)) return new Set();
   return new Set(models.filter(isRecord).flatMap((model) => (typeof model["id"] === "string" ? [model["id"]] : [])));

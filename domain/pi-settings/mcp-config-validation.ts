@@ -8,6 +8,7 @@
  */
 import type { McpValues } from "../contract/http-pi-settings.ts";
 import { containsRedaction } from "./redaction.ts";
+import { isRecord } from "../transcript/message-content.ts";
 
 /** Server names: letters, digits, `_` and `-` (pi builds tool names and namespaces from them). */
 export const MCP_SERVER_NAME = /^[A-Za-z0-9_-]+$/;
@@ -25,10 +26,6 @@ export const LOOPBACK_HOSTS: readonly string[] = ["localhost", "127.0.0.1", "[::
 /** Fields only a stdio server has, and only an HTTP server has (`auth` is pi's provider-token field). */
 export const STDIO_FIELDS = ["command", "args", "cwd", "env"] as const;
 export const HTTP_FIELDS = ["url", "headers", "oauth", "auth"] as const;
-
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 function isStringRecord(value: unknown): value is Record<string, string> {
   return isRecord(value) && Object.values(value).every((entry) => typeof entry === "string");

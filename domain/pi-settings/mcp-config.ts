@@ -27,7 +27,6 @@ import {
   HTTP_FIELDS,
   hasAuthorizationHeader,
   isLegacySse,
-  isRecord,
   MCP_EDIT_EXPOSURES,
   MCP_SERVER_NAME,
   mcpEntryError,
@@ -38,6 +37,7 @@ import {
   STDIO_FIELDS,
 } from "./mcp-config-validation.ts";
 import { displayUrl, redactSecrets } from "./redaction.ts";
+import { isRecord } from "../transcript/message-content.ts";
 
 export type { McpEditValues, McpInventory, McpServerSettings, McpValues };
 

@@ -21,11 +21,9 @@
  */
 import type { ErrorCode } from "../contract/error-codes.ts";
 import type { SettingsEvent, SettingsOperation, SettingsPrompt } from "../contract/http-pi-settings.ts";
-import { isPublicLink, redactSecrets } from "./redaction.ts";
+import { isPublicLink, redactSecrets, redactStrings } from "./redaction.ts";
 import {
   DEFAULT_SETTINGS_OPERATION_LIMITS,
-  type JsonObject,
-  type JsonValue,
   MAX_SETTINGS_ANSWER_LENGTH,
   MAX_SETTINGS_EVENTS,
   SETTINGS_OPERATION_MESSAGES,
@@ -312,17 +310,6 @@ function redactor(secrets: readonly string[]): (value: string) => string {
   return secrets.length === 0 ? (value) => value : (value) => redactSecrets(value, secrets);
 }
 
-function redactJson(value: JsonValue, redact: (value: string) => string): JsonValue {
-  if (typeof value === "string") return redact(value);
-  if (Array.isArray(value)) return value.map((item) => redactJson(item, redact));
-  if (value !== null && typeof value === "object") return redactObject(value, redact);
-  return value;
-}
-
-function redactObject(value: JsonObject, redact: (value: string) => string): JsonObject {
-  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, redactJson(item, redact)]));
-}
-
 function redactEvent(event: SettingsEvent, redact: (value: string) => string): SettingsEvent {
   switch (event.type) {
     case "auth_url":
@@ -353,7 +340,7 @@ export function snapshotOf(record: SettingsOperationRecord): SettingsOperation {
     state: record.status,
     prompt: record.prompt && redactPrompt(record.prompt, redact),
     events: record.events.map((event) => redactEvent(event, redact)),
-    result: record.result && redactObject(record.result, redact),
+    result: record.result && redactStrings(record.result, record.secrets),
     error: redact(record.error),
   };
 }

@@ -15,6 +15,7 @@ import type {
   ProviderValues,
 } from "../../api/pi-settings.ts";
 import { SUPPORTED_APIS } from "../../../../domain/pi-settings/models-config-validation.ts";
+import { isRecord } from "../../../../domain/transcript/message-content.ts";
 
 export type Outcome<T> = { ok: true; value: T } | { ok: false; error: string };
 
@@ -209,10 +210,6 @@ export function formatTokens(value: number | null): string {
 }
 
 // ---- operation results -------------------------------------------------------------------------------------
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 export interface TestOutcome {
   durationMs: number;
