@@ -16,17 +16,9 @@ import { applyTranscriptDelta, mapTranscriptDelta } from "../domain/transcript/t
 import { unpackEntry } from "../domain/transcript/transcript-wire.ts";
 import type { TranscriptEntry } from "../domain/transcript/transcript-types.ts";
 import { closeTestApps, MessageQueue, testApp, type ReceivedMessage, type TestDirs } from "./app.fixture.ts";
+import { TINY_USAGE } from "../test/support/tiny-usage.ts";
 
 afterEach(closeTestApps);
-
-const usage = {
-  input: 1,
-  output: 1,
-  cacheRead: 0,
-  cacheWrite: 0,
-  totalTokens: 2,
-  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-};
 
 /** A session file written line by line, as pi (or the pi CLI) appends to it. */
 class SessionWriter {
@@ -68,7 +60,7 @@ class SessionWriter {
         api: "faux",
         provider: "faux",
         model: "faux-1",
-        usage,
+        usage: TINY_USAGE,
         stopReason: "stop",
         timestamp: 1767225600000 + this.n,
       },

@@ -11,20 +11,13 @@ import { selectTranscript, transcriptProjection } from "../projections/transcrip
 import { PI_SESSION_FIXTURES_DIR } from "../test/support/fixtures.ts";
 import { decodeSessionText } from "./session-decoder.ts";
 import { sessionSettingsOf } from "./session-settings.ts";
+import { TINY_USAGE } from "../test/support/tiny-usage.ts";
 
 function settingsOfText(text: string): ReturnType<typeof sessionSettingsOf> {
   return sessionSettingsOf(selectTranscript(rebuild(transcriptProjection, decodeSessionText(text).records)));
 }
 
 const header = JSON.stringify({ type: "session", version: 3, id: "s", timestamp: "2025-01-01T00:00:00.000Z", cwd: "/tmp" });
-const usage = {
-  input: 1,
-  output: 1,
-  cacheRead: 0,
-  cacheWrite: 0,
-  totalTokens: 2,
-  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-};
 function line(value: Record<string, unknown>): string {
   return JSON.stringify({ timestamp: "2025-01-01T00:00:01.000Z", ...value });
 }
@@ -39,7 +32,7 @@ function assistant(id: string, parentId: string | null, provider: string, model:
       api: "x",
       provider,
       model,
-      usage,
+      usage: TINY_USAGE,
       stopReason: "stop",
       timestamp: 1,
     },

@@ -14,6 +14,7 @@ import { decodeSessionText } from "../domain/session-decoder.ts";
 import { activeBranch, childrenOf, entryCount, entryIds, entryOf, labelOf, pathTo, type SessionTreeState } from "../domain/session-tree.ts";
 import { rebuild } from "../projections/projection.ts";
 import { sessionTreeProjection } from "../projections/session-tree.projection.ts";
+import { TINY_USAGE } from "./support/tiny-usage.ts";
 
 /** pi's tree node (not exported from the package root). */
 type SessionTreeNode = ReturnType<SessionManager["getTree"]>[number];
@@ -44,14 +45,7 @@ function assistant(text: string): AssistantMessage {
     api: "faux",
     provider: "faux",
     model: "faux-1",
-    usage: {
-      input: 1,
-      output: 1,
-      cacheRead: 0,
-      cacheWrite: 0,
-      totalTokens: 2,
-      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-    },
+    usage: TINY_USAGE,
     stopReason: "stop",
     timestamp: 2,
   };

@@ -17,6 +17,7 @@ import { WORKER_TAG_ENV } from "../runtime-protocol/worker-processes.ts";
 import { RuntimeHost, type RuntimeHostOptions } from "./runtime-host.ts";
 import { until } from "../../test/support/processes.ts";
 import { messageTexts, processAlive, recordHost } from "./runtime-host-test-support.ts";
+import { TINY_USAGE } from "../../test/support/tiny-usage.ts";
 
 let dirs: RuntimeTestDirs;
 const hosts: RuntimeHost[] = [];
@@ -47,14 +48,6 @@ function makeHost(options: Partial<RuntimeHostOptions> = {}): RuntimeHost {
 function writeSession(): { file: string; id: string } {
   const id = randomUUID();
   const at = "2025-06-01T10:00:00.000Z";
-  const usage = {
-    input: 1,
-    output: 1,
-    cacheRead: 0,
-    cacheWrite: 0,
-    totalTokens: 2,
-    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-  };
   const lines = [
     { type: "session", version: 3, id, timestamp: at, cwd: dirs.cwd },
     { type: "model_change", id: "a0000001", parentId: null, timestamp: at, provider: "faux", modelId: "faux-1" },
@@ -77,7 +70,7 @@ function writeSession(): { file: string; id: string } {
         api: "faux",
         provider: "faux",
         model: "faux-1",
-        usage,
+        usage: TINY_USAGE,
         stopReason: "stop",
         timestamp: 2,
       },

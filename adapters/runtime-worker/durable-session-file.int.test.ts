@@ -10,6 +10,7 @@ import { SessionManager } from "@earendil-works/pi-coding-agent";
 import type { AssistantMessage, UserMessage } from "@earendil-works/pi-ai";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { makeSessionFileDurable } from "./durable-session-file.ts";
+import { TINY_USAGE } from "../../test/support/tiny-usage.ts";
 
 let dir: string;
 beforeEach(() => {
@@ -26,14 +27,7 @@ const assistant = (text: string): AssistantMessage => ({
   api: "faux",
   provider: "faux",
   model: "faux-1",
-  usage: {
-    input: 1,
-    output: 1,
-    cacheRead: 0,
-    cacheWrite: 0,
-    totalTokens: 2,
-    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-  },
+  usage: TINY_USAGE,
   stopReason: "stop",
   timestamp: 2,
 });

@@ -15,6 +15,7 @@ import { RESEARCH_CUSTOM_TYPE, type ResearchEvent, type ResearchState } from "..
 import { SUBAGENT_CUSTOM_TYPE } from "../../domain/session-summary.ts";
 import { createPiHarness, type PiHarness } from "../../test/support/pi-harness.ts";
 import { INTERRUPTED_THREAD_ERROR } from "./thread-recovery.ts";
+import { TINY_USAGE } from "../../test/support/tiny-usage.ts";
 
 let harness: PiHarness;
 let extensions: ExtensionFactory[];
@@ -67,14 +68,7 @@ function writeChild(name: string, parentFile: string, parentSessionId: string, t
         api: "x",
         provider: "faux",
         model: "faux-1",
-        usage: {
-          input: 1,
-          output: 1,
-          cacheRead: 0,
-          cacheWrite: 0,
-          totalTokens: 2,
-          cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-        },
+        usage: TINY_USAGE,
         stopReason: "stop",
         timestamp: startedAt + 10,
       },

@@ -12,6 +12,7 @@ import { createAppRouter } from "../router.ts";
 import { useOpenSessionStore } from "../stores/open-session.store.ts";
 import { useRuntimesStore } from "../stores/runtimes.store.ts";
 import SessionView from "./SessionView.vue";
+import { TINY_USAGE } from "../../../test/support/tiny-usage.ts";
 
 const base = { timestamp: T, rolloutFeedback: "" as const, rolloutFeedbackText: "", blocks: [], messageTimestamp: 0 };
 const entries: TranscriptEntry[] = [
@@ -27,14 +28,7 @@ const entries: TranscriptEntry[] = [
     provider: "faux",
     model: "faux-1",
     stopReason: "stop",
-    usage: {
-      input: 1,
-      output: 1,
-      cacheRead: 0,
-      cacheWrite: 0,
-      totalTokens: 2,
-      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-    },
+    usage: TINY_USAGE,
   },
 ];
 
