@@ -14,7 +14,7 @@ import * as fs from "node:fs";
 import type { ModelRuntime } from "@earendil-works/pi-coding-agent";
 import { parseJsoncDocument } from "../../domain/pi-settings/jsonc-document.ts";
 import { isRecord } from "../../domain/transcript/message-content.ts";
-import { modelsJsonProviders } from "./provider-inventory.ts";
+import { modelsJsonProviders } from "../../domain/pi-settings/models-json.ts";
 
 /** The runtime key of a keyless provider (local servers ignore it; pi sends it as the bearer token). */
 export const KEYLESS_RUNTIME_KEY = "leyline-no-key";

@@ -45,7 +45,8 @@ import {
   type RuntimeRoute,
   type TestDraft,
 } from "./provider-actions.ts";
-import { customModelIds, modelsJsonProviders, providerInventory, searchCatalog } from "./provider-inventory.ts";
+import { customModelIds, modelsJsonProviders } from "../../domain/pi-settings/models-json.ts";
+import { providerInventory, searchCatalog } from "./provider-inventory.ts";
 import { readSettingsFile, writeSettingsFile, checkRevision, type SettingsFileState } from "./settings-file.ts";
 import { createSettingsOperations, type OperationContext, type SettingsOperations } from "./settings-operations.ts";
 import { agentFiles, createSettingsRuntimes, type SettingsRuntimes } from "./settings-runtime.ts";

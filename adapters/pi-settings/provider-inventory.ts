@@ -20,23 +20,10 @@ import type {
 } from "../../domain/contract/http-pi-settings.ts";
 import { safeBaseUrl } from "../../domain/pi-settings/redaction.ts";
 import { isRecord } from "../../domain/transcript/message-content.ts";
+import { customModelIds, modelsJsonProviders } from "../../domain/pi-settings/models-json.ts";
 import { isKeyless } from "./keyless-providers.ts";
 
 type Json = Record<string, unknown>;
-
-/** The `providers` object of a parsed models.json (an empty one for anything else). */
-export function modelsJsonProviders(config: unknown): Record<string, Json> {
-  const providers = isRecord(config) ? config["providers"] : undefined;
-  if (!isRecord(providers)) return {};
-  return Object.fromEntries(Object.entries(providers).filter((entry): entry is [string, Json] => isRecord(entry[1])));
-}
-
-/** The ids of a models.json provider entry's custom model definitions. */
-export function customModelIds(entry: Json | undefined): Set<string> {
-  const models = entry?.["models"];
-  if (!Array.isArray(models)) return new Set();
-  return new Set(models.filter(isRecord).flatMap((model) => (typeof model["id"] === "string" ? [model["id"]] : [])));
-}
 
 function customDefinition(entry: Json | undefined, id: string): Json | undefined {
   const models = entry?.["models"];
