@@ -281,6 +281,11 @@ describe("edit, remove, move", () => {
     g.when({ type: "steer", revision: r, id: "a" }).thenRejects("not-pending");
   });
 
+  it("steering waits while another task is being sent (its failure would hold a queue with a task in flight)", () => {
+    const g = given(queued("a"), queued("b"), { type: "submissionStarted", id: "a", via: "prompt" });
+    g.when({ type: "steer", revision: g.state.revision, id: "b" }).thenRejects("blocked");
+  });
+
   it("missing tasks are not-found", () => {
     const g = given(queued("a"));
     g.when({ type: "edit", revision: 1, id: "zz", text: "x" }).thenRejects("not-found");

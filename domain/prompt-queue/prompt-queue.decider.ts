@@ -176,6 +176,9 @@ export function decide(command: PromptQueueCommand, state: PromptQueueState): Pr
       if (state.held) return reject("blocked", "Resume the queue before steering");
       const found = findPending(state, command.id);
       if (isError(found)) return { ok: false, error: found };
+      // One submission at a time, as dispatchNext: a second one in flight would stay "sending" in a queue that
+      // the first one's failure holds (fast-check found it: held ⇒ every task pending).
+      if (state.items.some((item) => item.status === "sending")) return reject("blocked", "Wait until the task being sent reaches pi");
       return accept([{ type: "submissionStarted", id: command.id, via: "steer" }], submissionOf(found.task, "steer", command.id));
     }
 
