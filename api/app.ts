@@ -60,6 +60,11 @@ import { sessionsRoutes } from "./sessions.routes.ts";
 import { subagentRoutes } from "./subagent.routes.ts";
 import { subagentsRoutes } from "./subagents.routes.ts";
 import { piSettingsRoutes, settingsNoStore } from "./pi-settings.routes.ts";
+import { filesRoutes } from "./files.routes.ts";
+import { reviewRoutes } from "./review.routes.ts";
+import { reviewActionsRoutes } from "./review-actions.routes.ts";
+import { terminalRoutes } from "./terminal.routes.ts";
+import { prepareEditorTerminal } from "../adapters/file-links/editor-terminal.ts";
 import { createPiSettingsService, type OpenRuntimesView, type PiSettingsService } from "../adapters/pi-settings/pi-settings-service.ts";
 import { type HostClock, systemClock } from "../adapters/runtime-host/host-clock.ts";
 
@@ -354,6 +359,16 @@ async function registerAll(
   await app.register(fsRoutes, options.home !== undefined ? { home: options.home } : {});
   await app.register(subagentsRoutes, { readSide, runtimeHost, agentDir });
   await app.register(piSettingsRoutes, { settings: piSettings });
+  await app.register(filesRoutes, { readSide, host, dataDir, env });
+  await app.register(reviewRoutes, options.heartbeatMs !== undefined ? { heartbeatMs: options.heartbeatMs } : {});
+  await app.register(reviewActionsRoutes, { readSide, host, agentDir });
+  await app.register(terminalRoutes, {
+    readSide,
+    host,
+    env,
+    editorTerminal: (request) => prepareEditorTerminal({ readSide, host, dataDir, env }, request),
+    ...(options.heartbeatMs !== undefined ? { heartbeatMs: options.heartbeatMs } : {}),
+  });
   await app.register(eventsRoutes, {
     runtimeHost,
     readSide,

@@ -17,13 +17,13 @@ export const CAPABILITIES = {
   /** Deep research sessions (the research control). */
   research: true,
   /** Git review routes. */
-  review: false,
+  review: true,
   /** The automatic Git review stream. */
-  reviewWatch: false,
+  reviewWatch: true,
   /** The browser terminal (node-pty over WebSocket). */
-  terminal: false,
+  terminal: true,
   /** Local file actions and the Files settings section. */
-  fileLinks: false,
+  fileLinks: true,
   /** Models & providers and MCP server settings. */
   piSettings: true,
   /** Trace capture and trace views. */

@@ -57,6 +57,11 @@ export const ERROR_STATUS = {
   session_path_mismatch: 500,
   /** spec: GET /api/pi/fs with a path it cannot list (missing, not a folder, unreadable, invalid) answers 500. */
   directory_unreadable: 500,
+  /**
+   * spec: Git review routes with a cwd that is not a readable folder, a repository that is gone, a path no longer
+   * in the bounded status list, or a failing git run answer 500.
+   */
+  review_failed: 500,
   /** The runtime host is at its worker capacity, or shutting down. */
   capacity_reached: 503,
   /** spec: the Pi Settings runtime cannot load, refresh authentication or acquire capacity, or the backend is shutting down. */

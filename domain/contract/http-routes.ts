@@ -1,11 +1,25 @@
 /** Every HTTP route of the contract, in one list (the OpenAPI coverage test and the client read it). */
+import { FILE_ROUTES } from "./http-files.ts";
 import type { RouteContract } from "./http-route.ts";
 import { PI_SETTINGS_ROUTES } from "./http-pi-settings.ts";
+import { REVIEW_ROUTES } from "./http-review.ts";
+import { REVIEW_ACTION_ROUTES } from "./http-review-actions.ts";
 import { runtimeActionRoutes } from "./http-runtime-actions.ts";
 import { SERVICE_ROUTES } from "./http-service.ts";
 import { SESSION_ROUTES } from "./http-sessions.ts";
 import { SUBAGENT_ROUTES } from "./http-subagents.ts";
+import { terminalSocket } from "./terminal-socket.ts";
 
 export function contractRoutes(): RouteContract[] {
-  return [...SERVICE_ROUTES, ...SESSION_ROUTES, ...runtimeActionRoutes(), ...SUBAGENT_ROUTES, ...PI_SETTINGS_ROUTES];
+  return [
+    ...SERVICE_ROUTES,
+    ...SESSION_ROUTES,
+    ...runtimeActionRoutes(),
+    ...SUBAGENT_ROUTES,
+    ...PI_SETTINGS_ROUTES,
+    ...FILE_ROUTES,
+    ...REVIEW_ROUTES,
+    ...REVIEW_ACTION_ROUTES,
+    terminalSocket,
+  ];
 }
