@@ -39,16 +39,27 @@ import { createSessionFocus, type SessionFocus } from "./events/session-focus.ts
 import { createSessionListFeed, type SessionListFeed } from "./events/session-list-feed.ts";
 import { eventsSocket } from "../domain/contract/http-service.ts";
 import { typed } from "./contract.ts";
-import { sendError } from "./http-error.ts";
+import {
+  answerUpgradeRequired,
+  CLIENT_MESSAGE_LIMIT_BYTES,
+  CLOSE_MESSAGE_TOO_BIG,
+  HEARTBEAT_INTERVAL_MS,
+  readClientFrame,
+  startHeartbeat,
+} from "./socket-frames.ts";
 import type { ReadSide } from "../adapters/read-side/read-side.ts";
 import { eventFocusOf, isFullFor, type EventFocus, type OpenRuntime, type RuntimeHostEvent, type RuntimeHostView } from "./runtime-host.ts";
 
-export { CLOSE_SLOW_READER, encodeMessageHead, EVENTS_PATH, PONG_TEXT, SLOW_READER_REASON };
-
-export const HEARTBEAT_INTERVAL_MS = 30_000;
-export const CLIENT_MESSAGE_LIMIT_BYTES = 1024;
-/** WebSocket close code "Message Too Big". */
-export const CLOSE_MESSAGE_TOO_BIG = 1009;
+export {
+  CLIENT_MESSAGE_LIMIT_BYTES,
+  CLOSE_MESSAGE_TOO_BIG,
+  CLOSE_SLOW_READER,
+  encodeMessageHead,
+  EVENTS_PATH,
+  HEARTBEAT_INTERVAL_MS,
+  PONG_TEXT,
+  SLOW_READER_REASON,
+};
 /** Close code of a socket whose stream another connection resumed (an application code). */
 export const CLOSE_TAKEN_OVER = 4001;
 /** Live bytes a stream may hold unsent past which its reader is too slow. */
@@ -65,20 +76,6 @@ export interface EventsRoutesOptions {
   readonly bufferLimitBytes?: number;
   /** How long a detached stream can be resumed (default RESUME_WINDOW_MS). */
   readonly resumeWindowMs?: number;
-}
-
-function byteLength(data: unknown): number {
-  if (Buffer.isBuffer(data)) return data.length;
-  if (data instanceof ArrayBuffer) return data.byteLength;
-  if (Array.isArray(data)) return data.reduce<number>((sum, part) => sum + (Buffer.isBuffer(part) ? part.length : 0), 0);
-  return 0;
-}
-
-function asText(data: unknown): string | null {
-  if (Buffer.isBuffer(data)) return data.toString("utf8");
-  if (Array.isArray(data)) return Buffer.concat(data.filter((part): part is Buffer => Buffer.isBuffer(part))).toString("utf8");
-  if (data instanceof ArrayBuffer) return Buffer.from(data).toString("utf8");
-  return null;
 }
 
 /** One stream as the fan-out sees it: its current focus, and where its messages go. */
@@ -277,30 +274,18 @@ export function createEventChannels(options: EventsRoutesOptions & { log: Fastif
       refocus(current, query.sessionId);
     }
 
-    let awaitingPong = false;
-    const heartbeat = setInterval(() => {
-      if (awaitingPong) {
-        socket.terminate();
-        return;
-      }
-      awaitingPong = true;
-      current.stream.enqueue(encodeMessageHead("ping"));
-    }, heartbeatMs);
+    const heartbeat = startHeartbeat(socket, heartbeatMs, () => current.stream.enqueue(encodeMessageHead("ping")));
 
     socket.on("message", (data: unknown, isBinary: boolean) => {
-      if (byteLength(data) > CLIENT_MESSAGE_LIMIT_BYTES) {
-        socket.close(CLOSE_MESSAGE_TOO_BIG, "Message too big");
-        return;
-      }
-      const text = isBinary ? null : asText(data);
-      const message = text === null ? null : parseClientMessage(text);
+      const frame = readClientFrame(socket, data, isBinary, CLIENT_MESSAGE_LIMIT_BYTES);
+      const message = frame === null ? null : parseClientMessage(frame.text);
       if (message === null) return;
-      if (message.type === "pong") awaitingPong = false;
+      if (message.type === "pong") heartbeat.answered();
       else if (message.type === "focus") refocus(current, message.sessionId);
     });
 
     socket.on("close", () => {
-      clearInterval(heartbeat);
+      heartbeat.stop();
       current.stream.detach(socket);
       if (current.stream.isEnded || current.stream.isAttached) return;
       current.expiry = setTimeout(() => current.stream.end("not resumed"), resumeWindowMs);
@@ -325,8 +310,7 @@ export const eventsRoutes: FastifyPluginAsync<EventsRoutesOptions> = async (app,
     method: "GET",
     url: EVENTS_PATH,
     schema: eventsSocket.schema,
-    handler: async (_request, reply) =>
-      sendError(reply.header("upgrade", "websocket"), "upgrade_required", "This endpoint requires a WebSocket upgrade"),
+    handler: async (_request, reply) => answerUpgradeRequired(reply),
     wsHandler: (socket, request) => channels.serve(socket, request.query, request.log),
   });
 };

@@ -8,7 +8,7 @@ import type { FastifyPluginAsync } from "fastify";
 import type { ReadSide } from "../adapters/read-side/read-side.ts";
 import type { RuntimeHost } from "../adapters/runtime-host/runtime-host.ts";
 import { createReviewActions } from "../adapters/git-review-actions/review-actions.ts";
-import { busyAgentsInRepository } from "../adapters/git-review-actions/repository.ts";
+import { busyAgentsIn } from "../adapters/session-resolution/session-cwd.ts";
 import {
   REVIEW_HUNK_BODY_LIMIT_BYTES,
   reviewCommit,
@@ -28,7 +28,7 @@ export interface ReviewActionsRoutesOptions {
 
 export const reviewActionsRoutes: FastifyPluginAsync<ReviewActionsRoutesOptions> = async (app, options) => {
   const { host, agentDir } = options;
-  const actions = createReviewActions({ agentDir, busyAgents: (root) => busyAgentsInRepository(host, root) });
+  const actions = createReviewActions({ agentDir, busyAgents: (root) => busyAgentsIn(host, root) });
   const api = typed(app);
 
   api.post(reviewStage.url, { schema: reviewStage.schema }, async (request) => actions.stage(request.body));

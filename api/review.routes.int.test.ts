@@ -2,15 +2,20 @@
  * The Git review routes over HTTP and the review events socket with a real ws client against a listening app, on
  * real repositories (adapters/git-review/git-repo.fixture.ts isolates git from the machine's configuration).
  */
+import fastifyWebsocket from "@fastify/websocket";
+import Fastify from "fastify";
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import WebSocket, { type RawData } from "ws";
-import { binaryBytes, commitAll, conflictedRepo, git, tempDir, tempRepo, write } from "../adapters/git-review/git-repo.fixture.ts";
+import { binaryBytes, committedRepo, conflictedRepo, git, tempDir, write } from "../adapters/git-review/git-repo.fixture.ts";
 import { reviewMessageFailure, type ReviewServerMessage } from "../domain/contract/http-review.ts";
+import { unavailableReview } from "../domain/git-review/review-summary.ts";
+import { PONG_TEXT } from "../domain/live/live-messages.ts";
 import { closeTestApps, testApp } from "./app.fixture.ts";
-import { CLOSE_MESSAGE_TOO_BIG, PONG_TEXT } from "./events.routes.ts";
-import { CLOSE_UNAVAILABLE, CLOSE_WATCH_ERROR, reviewWatchersOf } from "./review.routes.ts";
+import { registerContract } from "./contract.ts";
+import { CLOSE_UNAVAILABLE, CLOSE_WATCH_ERROR, reviewRoutes, reviewWatchersOf } from "./review.routes.ts";
+import { CLOSE_MESSAGE_TOO_BIG } from "./socket-frames.ts";
 
 afterEach(closeTestApps);
 
@@ -84,11 +89,7 @@ async function listening(options: Parameters<typeof testApp>[0] = {}) {
 }
 
 function repoWithCommit(): string {
-  const root = tempRepo("review-route");
-  write(root, "tracked.txt", "a\n");
-  write(root, ".gitignore", "node_modules/\nbuild/\n*.log\n");
-  commitAll(root);
-  return root;
+  return committedRepo({ "tracked.txt": "a\n", ".gitignore": "node_modules/\nbuild/\n*.log\n" });
 }
 
 describe("GET /api/pi/review", () => {
@@ -105,18 +106,7 @@ describe("GET /api/pi/review", () => {
     const dir = tempDir();
     const outside = await app.inject({ method: "GET", url: url("/api/pi/review", { cwd: dir }) });
     expect(outside.statusCode).toBe(200);
-    expect(outside.json()).toEqual({
-      additions: 0,
-      available: false,
-      branch: "",
-      conflicts: 0,
-      deletions: 0,
-      files: [],
-      filesTruncated: false,
-      lineStatsAvailable: true,
-      root: dir,
-      totalFiles: 0,
-    });
+    expect(outside.json()).toEqual(unavailableReview(dir));
   });
 
   it("answers the status list (checked against the closed contract) without writing .git/index", async () => {
@@ -290,6 +280,30 @@ describe("WS /api/pi/review/events", () => {
     const client = connect(root);
     expect(await client.event()).toEqual({ type: "review_watch_error", data: { message: expect.stringContaining("bad config") } });
     expect((await client.closed).code).toBe(CLOSE_WATCH_ERROR);
+  });
+
+  it("sends review_watch_error with retry: false and closes with 1011 when the repository passes the watch budget", async () => {
+    const root = repoWithCommit();
+    for (let index = 0; index < 4; index++) fs.mkdirSync(path.join(root, `d${index}`));
+    // The app with a watch budget of 3 folders: the review routes alone, on the app's contract.
+    const app = Fastify();
+    try {
+      await app.register(fastifyWebsocket);
+      await registerContract(app, { version: "test", checkResponses: true });
+      await app.register(reviewRoutes, { watchers: { watchBudget: 3 } });
+      await app.listen({ port: 0, host: "127.0.0.1" });
+      const address = app.server.address();
+      if (typeof address !== "object" || address === null) throw new Error("no address");
+      const client = new ReviewSocket(new WebSocket(url(`ws://127.0.0.1:${address.port}/api/pi/review/events`, { cwd: root })));
+      expect(await client.event()).toEqual({
+        type: "review_watch_error",
+        data: { message: "This repository has more than 3 folders to watch; the review updates on Refresh only.", retry: false },
+      });
+      expect((await client.closed).code).toBe(CLOSE_WATCH_ERROR);
+      expect(reviewWatchersOf(app)?.activeWatchers()).toBe(0);
+    } finally {
+      await app.close();
+    }
   });
 
   it("pings with the exact heartbeat text, keeps a socket that answers, terminates one that does not", async () => {

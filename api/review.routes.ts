@@ -6,27 +6,41 @@
  * are `{ type, data }` JSON text (domain/contract/http-review.ts): `review_ready` once the shared watcher of the
  * repository is set up, `review_change { root }` (coalesced; at most one unwritten per socket, so a slow reader
  * holds no growing queue), then at most one final message: `review_unavailable` (a non-Git folder, a repository
- * that disappeared; the socket closes normally) or `review_watch_error { message }` (closes with 1011). The
+ * that disappeared; the socket closes normally) or `review_watch_error { message, retry? }` (closes with 1011;
+ * `retry: false`, our addition: reconnecting would fail the same way, the watch budget or the system limit). The
  * heartbeat is the events socket's (spec "Event WebSockets"): `{"type":"ping"}` every `heartbeatMs`, the exact
  * reply `{"type":"pong"}`, a missing reply terminates the socket; a client message over 1 KiB closes it with 1009;
  * other client messages are ignored.
  */
 import type { FastifyInstance, FastifyPluginAsync } from "fastify";
 import type { WebSocket } from "ws";
-import { createReviewWatchers, type ReviewWatchers, type ReviewWatchEvent } from "../adapters/git-review/review-watcher.ts";
+import {
+  createReviewWatchers,
+  type ReviewWatchers,
+  type ReviewWatchersOptions,
+  type ReviewWatchEvent,
+} from "../adapters/git-review/review-watcher.ts";
 import { readReviewDiff } from "../adapters/git-review/review-diff.ts";
 import { readReviewStatus } from "../adapters/git-review/review-status.ts";
 import { reviewDiff, reviewEventsSocket, reviewStatus, type ReviewServerMessage } from "../domain/contract/http-review.ts";
+import { PONG_TEXT } from "../domain/live/live-messages.ts";
 import { typed } from "./contract.ts";
-import { CLIENT_MESSAGE_LIMIT_BYTES, CLOSE_MESSAGE_TOO_BIG, HEARTBEAT_INTERVAL_MS, PONG_TEXT } from "./events.routes.ts";
-import { sendError } from "./http-error.ts";
+import {
+  answerUpgradeRequired,
+  CLIENT_MESSAGE_LIMIT_BYTES,
+  HEARTBEAT_INTERVAL_MS,
+  readClientFrame,
+  startHeartbeat,
+} from "./socket-frames.ts";
 
 export interface ReviewRoutesOptions {
   /** Review events socket heartbeat period. Default 30 s. */
   readonly heartbeatMs?: number;
+  /** How the review watchers work (tests: a small watch budget). */
+  readonly watchers?: ReviewWatchersOptions;
 }
 
-/** WebSocket close code "Internal Error": the watcher failed; the client reconnects. */
+/** WebSocket close code "Internal Error": the watcher failed; the client reconnects (unless `retry: false`). */
 export const CLOSE_WATCH_ERROR = 1011;
 /** WebSocket close code "Normal Closure": after review_unavailable. */
 export const CLOSE_UNAVAILABLE = 1000;
@@ -41,20 +55,6 @@ export function reviewWatchersOf(app: FastifyInstance): ReviewWatchers | undefin
   return watchersByServer.get(app.server);
 }
 
-function byteLength(data: unknown): number {
-  if (Buffer.isBuffer(data)) return data.length;
-  if (data instanceof ArrayBuffer) return data.byteLength;
-  if (Array.isArray(data)) return data.reduce<number>((sum, part) => sum + (Buffer.isBuffer(part) ? part.length : 0), 0);
-  return 0;
-}
-
-function asText(data: unknown): string | null {
-  if (Buffer.isBuffer(data)) return data.toString("utf8");
-  if (Array.isArray(data)) return Buffer.concat(data.filter((part): part is Buffer => Buffer.isBuffer(part))).toString("utf8");
-  if (data instanceof ArrayBuffer) return Buffer.from(data).toString("utf8");
-  return null;
-}
-
 function messageOf(event: ReviewWatchEvent): ReviewServerMessage {
   switch (event.type) {
     case "review_ready":
@@ -64,7 +64,10 @@ function messageOf(event: ReviewWatchEvent): ReviewServerMessage {
     case "review_unavailable":
       return { type: "review_unavailable", data: {} };
     case "review_watch_error":
-      return { type: "review_watch_error", data: { message: event.message } };
+      return {
+        type: "review_watch_error",
+        data: event.retry === false ? { message: event.message, retry: false } : { message: event.message },
+      };
   }
 }
 
@@ -98,33 +101,23 @@ function serveReviewSocket(socket: WebSocket, cwd: string, watchers: ReviewWatch
     else if (event.type === "review_watch_error") socket.close(CLOSE_WATCH_ERROR, "Review watcher failed");
   });
 
-  let awaitingPong = false;
-  const heartbeat = setInterval(() => {
-    if (awaitingPong) {
-      socket.terminate();
-      return;
-    }
-    awaitingPong = true;
+  const heartbeat = startHeartbeat(socket, heartbeatMs, () => {
     if (open()) socket.send(PING_TEXT);
-  }, heartbeatMs);
+  });
 
   socket.on("message", (data: unknown, isBinary: boolean) => {
-    if (byteLength(data) > CLIENT_MESSAGE_LIMIT_BYTES) {
-      socket.close(CLOSE_MESSAGE_TOO_BIG, "Message too big");
-      return;
-    }
-    if (!isBinary && asText(data) === PONG_TEXT) awaitingPong = false;
+    if (readClientFrame(socket, data, isBinary, CLIENT_MESSAGE_LIMIT_BYTES)?.text === PONG_TEXT) heartbeat.answered();
   });
 
   socket.on("close", () => {
-    clearInterval(heartbeat);
+    heartbeat.stop();
     unsubscribe();
   });
 }
 
 export const reviewRoutes: FastifyPluginAsync<ReviewRoutesOptions> = async (app, options) => {
   const heartbeatMs = options.heartbeatMs ?? HEARTBEAT_INTERVAL_MS;
-  const watchers = createReviewWatchers();
+  const watchers = createReviewWatchers(options.watchers);
   watchersByServer.set(app.server, watchers);
   app.addHook("onClose", async () => watchers.close());
   const api = typed(app);
@@ -137,8 +130,7 @@ export const reviewRoutes: FastifyPluginAsync<ReviewRoutesOptions> = async (app,
     method: "GET",
     url: reviewEventsSocket.url,
     schema: reviewEventsSocket.schema,
-    handler: async (_request, reply) =>
-      sendError(reply.header("upgrade", "websocket"), "upgrade_required", "This endpoint requires a WebSocket upgrade"),
+    handler: async (_request, reply) => answerUpgradeRequired(reply),
     wsHandler: (socket, request) => serveReviewSocket(socket, request.query.cwd, watchers, heartbeatMs),
   });
 };

@@ -26,7 +26,7 @@ import type { ReadSide } from "../adapters/read-side/read-side.ts";
 import type { RuntimeHost } from "../adapters/runtime-host/runtime-host.ts";
 import { PtySession } from "../adapters/terminal/pty-session.ts";
 import { resolveTerminalLaunch, type TerminalLaunchResult } from "../adapters/terminal/terminal-launch.ts";
-import type { EditorTerminalPlan, EditorTerminalRequest } from "../adapters/terminal/terminal-types.ts";
+import type { EditorTerminalSetup } from "../adapters/terminal/terminal-types.ts";
 import {
   parseTerminalClientMessage,
   parseTerminalRequest,
@@ -39,19 +39,14 @@ import {
   type TerminalServerMessage,
 } from "../domain/contract/terminal-socket.ts";
 import { typed } from "./contract.ts";
-import { sendError } from "./http-error.ts";
+import { answerUpgradeRequired, CLOSE_MESSAGE_TOO_BIG, HEARTBEAT_INTERVAL_MS, readClientFrame, startHeartbeat } from "./socket-frames.ts";
 
-export type { EditorTerminalPlan, EditorTerminalRequest };
-
-export const TERMINAL_HEARTBEAT_MS = 30_000;
 /** Unsent socket bytes past which the PTY is paused. */
 export const OUTPUT_HIGH_WATER_BYTES = 1024 * 1024;
 /** Unsent socket bytes under which a paused PTY resumes. */
 export const OUTPUT_LOW_WATER_BYTES = 256 * 1024;
 /** Client messages that may wait for the PTY to start, in bytes. */
 const QUEUED_INPUT_LIMIT_BYTES = TERMINAL_CLIENT_MESSAGE_LIMIT_BYTES * 16;
-/** WebSocket close code "Message Too Big". */
-const CLOSE_MESSAGE_TOO_BIG = 1009;
 const CLOSE_NORMAL = 1000;
 
 export interface TerminalRoutesOptions {
@@ -60,25 +55,11 @@ export interface TerminalRoutesOptions {
   /** The environment terminals start with. */
   readonly env: NodeJS.ProcessEnv;
   /** Prepares an editor terminal (adapters/file-links/editor-terminal.ts); without it editor requests fail. */
-  readonly editorTerminal?: (request: EditorTerminalRequest) => Promise<EditorTerminalPlan>;
-  /** WebSocket ping period. Default TERMINAL_HEARTBEAT_MS. */
+  readonly editorTerminal?: EditorTerminalSetup;
+  /** WebSocket ping period. Default HEARTBEAT_INTERVAL_MS (30 s). */
   readonly heartbeatMs?: number;
   /** How long a closed terminal's processes may take to act on SIGHUP before SIGKILL. Default 1000 ms. */
   readonly killGraceMs?: number;
-}
-
-function byteLength(data: unknown): number {
-  if (Buffer.isBuffer(data)) return data.length;
-  if (data instanceof ArrayBuffer) return data.byteLength;
-  if (Array.isArray(data)) return data.reduce<number>((sum, part) => sum + (Buffer.isBuffer(part) ? part.length : 0), 0);
-  return 0;
-}
-
-function asText(data: unknown): string {
-  if (Buffer.isBuffer(data)) return data.toString("utf8");
-  if (Array.isArray(data)) return Buffer.concat(data.filter((part): part is Buffer => Buffer.isBuffer(part))).toString("utf8");
-  if (data instanceof ArrayBuffer) return Buffer.from(data).toString("utf8");
-  return "";
 }
 
 /** The terminals alive, so that closing the app ends them. */
@@ -136,40 +117,25 @@ function serveTerminal(socket: WebSocket, request: TerminalRequest, deps: Connec
     else current.resize(message.cols, message.rows);
   };
 
-  let answered = true;
-  const heartbeat = setInterval(() => {
-    if (!answered) {
-      socket.terminate();
-      return;
-    }
-    answered = false;
-    socket.ping();
-  }, options.heartbeatMs ?? TERMINAL_HEARTBEAT_MS);
-  socket.on("pong", () => {
-    answered = true;
-  });
+  const heartbeat = startHeartbeat(socket, options.heartbeatMs ?? HEARTBEAT_INTERVAL_MS, () => socket.ping());
+  socket.on("pong", () => heartbeat.answered());
 
   socket.on("message", (data: unknown, isBinary: boolean) => {
-    const size = byteLength(data);
-    if (size > TERMINAL_CLIENT_MESSAGE_LIMIT_BYTES) {
-      socket.close(CLOSE_MESSAGE_TOO_BIG, "Message too big");
-      return;
-    }
-    if (isBinary) return;
-    const message = parseTerminalClientMessage(asText(data));
-    if (message === null) return;
+    const frame = readClientFrame(socket, data, isBinary, TERMINAL_CLIENT_MESSAGE_LIMIT_BYTES);
+    const message = frame === null ? null : parseTerminalClientMessage(frame.text);
+    if (frame === null || message === null) return;
     if (session !== null) {
       apply(session, message);
       return;
     }
-    waitingBytes += size;
+    waitingBytes += frame.bytes;
     if (waitingBytes > QUEUED_INPUT_LIMIT_BYTES) socket.close(CLOSE_MESSAGE_TOO_BIG, "Too much input before the terminal started");
     else waiting.push(message);
   });
 
   socket.on("close", () => {
     closed = true;
-    clearInterval(heartbeat);
+    heartbeat.stop();
     if (session !== null) registry.end(session);
   });
 
@@ -245,8 +211,7 @@ export const terminalRoutes: FastifyPluginAsync<TerminalRoutesOptions> = async (
     method: "GET",
     url: terminalSocket.url,
     schema: terminalSocket.schema,
-    handler: async (_request, reply) =>
-      sendError(reply.header("upgrade", "websocket"), "upgrade_required", "This endpoint requires a WebSocket upgrade"),
+    handler: async (_request, reply) => answerUpgradeRequired(reply),
     wsHandler: (socket, request) => serveTerminal(socket, parseTerminalRequest(request.query), { options, registry, log: request.log }),
   });
 };

@@ -9,7 +9,9 @@
  * - editorPath must be an absolute path without control characters;
  * - a terminal editor must be configured and its program present ("No terminal editor is configured");
  * - editorPath is resolved again (realpath) and must still be itself: the canonical path the file action
- *   answered (else "The file changed location since it was approved; review it again."), a regular file;
+ *   answered (else "The file changed location since it was approved; review it again."), a regular file (a
+ *   symbolic link swapped in after that check is refused; the editor itself opens the path by name later, so a
+ *   swap after this point cannot be ruled out: the preview, which reads the file itself, checks its identity);
  * - outside the project it needs allowOutsideProject (the approval the client got from the file action);
  * - editorLine, when given, is a positive integer.
  * The argv is the editor's own arguments, `+line` (or `path:line`) for the editors that take one, then the path.
@@ -22,35 +24,14 @@ import { NO_TERMINAL_EDITOR } from "../../domain/file-links/file-settings.ts";
 import { FILE_MOVED, isInsideProject } from "../../domain/file-links/project-scope.ts";
 import { SESSION_NOT_FOUND } from "../runtime-host/runtime-host-error.ts";
 import { findSessionCwd } from "../session-resolution/session-cwd.ts";
+import type { EditorTerminalPlan, EditorTerminalRequest } from "../terminal/terminal-types.ts";
 import type { FileLinkServices } from "./file-link-services.ts";
 import { editorSetup } from "./file-settings-store.ts";
-import { canonicalFolder, FILE_NOT_FOUND, NOT_A_REGULAR_FILE } from "./link-resolution.ts";
+import { canonicalFolder, FILE_CHANGED, FILE_NOT_FOUND, NOT_A_REGULAR_FILE } from "./link-resolution.ts";
 
 export const EDITOR_PATH_NOT_ABSOLUTE = "editorPath must be an absolute file path";
 export const EDITOR_LINE_INVALID = "editorLine must be a positive integer";
 export const OUTSIDE_PROJECT_NEEDS_APPROVAL = "This file is outside the project: approve it first (allowOutsideProject=true)";
-
-export interface EditorTerminalRequest {
-  readonly sessionId: string;
-  readonly editorPath: string;
-  readonly editorLine?: number;
-  readonly allowOutsideProject: boolean;
-}
-
-export type EditorTerminalPlan =
-  | {
-      readonly ok: true;
-      /** The editor's program (absolute path). */
-      readonly file: string;
-      readonly args: string[];
-      /** The session's cwd. */
-      readonly cwd: string;
-      /** The editor executable (the `ready` message's shell). */
-      readonly shell: string;
-      /** The canonical file being edited. */
-      readonly editorPath: string;
-    }
-  | { readonly ok: false; readonly error: string };
 
 function refused(error: string): EditorTerminalPlan {
   return { ok: false, error };
@@ -72,11 +53,13 @@ export async function prepareEditorTerminal(services: FileLinkServices, request:
   let stat: fs.Stats;
   try {
     canonical = await fs.promises.realpath(editorPath);
-    stat = await fs.promises.stat(canonical);
+    // lstat: a symbolic link here was swapped in after realpath (the editor would open where it points).
+    stat = await fs.promises.lstat(canonical);
   } catch {
     return refused(FILE_NOT_FOUND);
   }
   if (canonical !== editorPath) return refused(FILE_MOVED);
+  if (stat.isSymbolicLink()) return refused(FILE_CHANGED);
   if (!stat.isFile()) return refused(NOT_A_REGULAR_FILE);
   const root = await canonicalFolder(cwd);
   if (!isInsideProject(canonical, root) && !request.allowOutsideProject) return refused(OUTSIDE_PROJECT_NEEDS_APPROVAL);

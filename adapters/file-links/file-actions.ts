@@ -9,7 +9,9 @@
  * 3. with `error` or `needsApproval`, the descriptor is the answer and nothing is done; "resolve" always stops here;
  * 4. the action: the preview's content, `{ terminal: true }` for a terminal editor (the client opens WS
  *    /api/pi/terminal with editorPath, see editor-terminal.ts), `{ ok: true }` once a desktop editor or the
- *    folder view started. Launch failures are the descriptor's `error`, status 200.
+ *    folder view started. Launch failures are the descriptor's `error`, status 200. The preview reads exactly the
+ *    file step 2 checked: its identity (internal, never answered) goes to the reader, which answers "The file
+ *    changed while it was being opened; try again." for a file swapped in meanwhile (file-preview.ts).
  */
 import path from "node:path";
 import type { FileAction, FileActionResult, FileDescriptor } from "../../domain/contract/http-files.ts";
@@ -21,7 +23,7 @@ import { readFilePreview } from "./file-preview.ts";
 import { type FileLinkServices, homeOf } from "./file-link-services.ts";
 import { editorSetup, type EditorSetup } from "./file-settings-store.ts";
 import { launchDetached, launchFolder } from "./launchers.ts";
-import { resolveFileLink } from "./link-resolution.ts";
+import { FILE_CHANGED, type FileIdentity, resolveFileLink } from "./link-resolution.ts";
 
 export const REVEAL_UNAVAILABLE = "Showing files in their folder is not available on this server";
 
@@ -33,6 +35,12 @@ export interface FileActionRequest {
   readonly approvedPath?: string;
 }
 
+/** Test seams of `sessionFileAction` (never set by the route). */
+export interface FileActionSeams {
+  /** Runs after the link was resolved and approved, right before the preview opens the file. */
+  readonly beforePreviewOpen?: () => Promise<void>;
+}
+
 /** The descriptor of a link as the server finds it now. */
 export async function describeFileLink(
   services: FileLinkServices,
@@ -40,13 +48,23 @@ export async function describeFileLink(
   request: Omit<FileActionRequest, "action">,
   setup: EditorSetup,
 ): Promise<FileDescriptor> {
+  return (await inspectFileLink(services, cwd, request, setup)).descriptor;
+}
+
+/** The descriptor, and the identity of the file it checked (internal, for the reader). */
+async function inspectFileLink(
+  services: FileLinkServices,
+  cwd: string,
+  request: Omit<FileActionRequest, "action">,
+  setup: EditorSetup,
+): Promise<{ readonly descriptor: FileDescriptor; readonly identity: FileIdentity | undefined }> {
   const resolved = await resolveFileLink({
     cwd,
     href: request.href,
     home: homeOf(services.env),
     ...(request.basePath !== undefined ? { basePath: request.basePath } : {}),
   });
-  const { error: resolveError, ...found } = resolved;
+  const { error: resolveError, identity, ...found } = resolved;
   const approval =
     resolveError === undefined
       ? approvalOf({
@@ -57,7 +75,7 @@ export async function describeFileLink(
         })
       : { needsApproval: false };
   const error = resolveError ?? approval.error;
-  return {
+  const descriptor: FileDescriptor = {
     ...found,
     needsApproval: approval.needsApproval,
     editorAvailable: setup.editorProblem === null,
@@ -65,6 +83,7 @@ export async function describeFileLink(
     revealLabel: setup.reveal?.label ?? null,
     ...(error !== undefined ? { error } : {}),
   };
+  return { descriptor, identity };
 }
 
 function failedWith(descriptor: FileDescriptor, error: string): FileDescriptor {
@@ -104,14 +123,17 @@ export async function sessionFileAction(
   services: FileLinkServices,
   sessionId: string,
   request: FileActionRequest,
+  seams: FileActionSeams = {},
 ): Promise<FileActionResult> {
   const cwd = await sessionCwd(services, sessionId);
   const setup = await editorSetup(services);
-  const descriptor = await describeFileLink(services, cwd, request, setup);
+  const { descriptor, identity } = await inspectFileLink(services, cwd, request, setup);
   if (request.action === "resolve" || descriptor.error !== undefined || descriptor.needsApproval) return descriptor;
   switch (request.action) {
     case "preview": {
-      const preview = await readFilePreview(descriptor.path);
+      if (identity === undefined) return failedWith(descriptor, FILE_CHANGED);
+      await seams.beforePreviewOpen?.();
+      const preview = await readFilePreview(descriptor.path, identity);
       if (preview.kind === "error") return failedWith(descriptor, preview.error);
       return { ...descriptor, ...preview };
     }

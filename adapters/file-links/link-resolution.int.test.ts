@@ -3,7 +3,7 @@ import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { LINK_NETWORK_PATH, LINK_WINDOWS_PATH } from "../../domain/file-links/file-href.ts";
 import { fileLinkDirs, type FileLinkDirs } from "./file-links.fixture.ts";
-import { FILE_NOT_FOUND, NOT_A_REGULAR_FILE, resolveFileLink } from "./link-resolution.ts";
+import { FILE_NOT_FOUND, NOT_A_REGULAR_FILE, resolveFileLink, type ResolvedFileLink } from "./link-resolution.ts";
 
 let dirs: FileLinkDirs;
 
@@ -24,8 +24,16 @@ beforeAll(() => {
   fs.symlinkSync(path.join(project, "gone.txt"), path.join(project, "broken.txt"));
 });
 
-function resolve(href: string, basePath?: string) {
-  return resolveFileLink({ cwd: dirs.project, href, home: dirs.home, ...(basePath !== undefined ? { basePath } : {}) });
+/** The resolution without its internal identity (checked on its own below). */
+function withoutIdentity(resolved: ResolvedFileLink): Omit<ResolvedFileLink, "identity"> {
+  const { identity: _identity, ...rest } = resolved;
+  return rest;
+}
+
+async function resolve(href: string, basePath?: string) {
+  return withoutIdentity(
+    await resolveFileLink({ cwd: dirs.project, href, home: dirs.home, ...(basePath !== undefined ? { basePath } : {}) }),
+  );
 }
 
 describe("resolveFileLink", () => {
@@ -76,8 +84,19 @@ describe("resolveFileLink", () => {
   it("judges the project by its canonical folder when the cwd is a symlink", async () => {
     const alias = path.join(dirs.root, "project-alias");
     if (!fs.existsSync(alias)) fs.symlinkSync(dirs.project, alias);
-    const resolved = await resolveFileLink({ cwd: alias, href: "src/app.ts", home: dirs.home });
+    const resolved = withoutIdentity(await resolveFileLink({ cwd: alias, href: "src/app.ts", home: dirs.home }));
     expect(resolved).toEqual({ path: path.join(dirs.project, "src", "app.ts"), outsideProject: false });
+  });
+
+  it("records the identity of the checked file (dev and ino of the canonical path), and none with an error", async () => {
+    const target = fs.lstatSync(path.join(dirs.outside, "secret.txt"), { bigint: true });
+    const viaLink = await resolveFileLink({ cwd: dirs.project, href: "link-out.txt", home: dirs.home });
+    expect(viaLink.identity).toEqual({ dev: target.dev, ino: target.ino });
+    const missing = await resolveFileLink({ cwd: dirs.project, href: "src/missing.ts", home: dirs.home });
+    expect(missing.identity).toBeUndefined();
+    const folder = await resolveFileLink({ cwd: dirs.project, href: "src", home: dirs.home });
+    expect(folder).toMatchObject({ error: NOT_A_REGULAR_FILE });
+    expect(folder.identity).toBeUndefined();
   });
 
   it("expands ~/ to the home folder", async () => {

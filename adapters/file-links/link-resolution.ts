@@ -6,6 +6,10 @@
  * symlinks are resolved (realpath) and it must be a regular file. `outsideProject` compares the canonical file with
  * the canonical cwd.
  *
+ * The file that was checked is recorded by its identity (lstat of the canonical path: a regular file, not a
+ * symlink; its dev and ino), so a reader can refuse a file swapped in after the check (file-preview.ts). The
+ * identity is internal: it is never part of an answer.
+ *
  * Nothing is read but metadata; failures come back as `error` (they are answered in the descriptor, status 200).
  */
 import fs from "node:fs";
@@ -15,6 +19,13 @@ import { isInsideProject } from "../../domain/file-links/project-scope.ts";
 
 export const FILE_NOT_FOUND = "File not found";
 export const NOT_A_REGULAR_FILE = "Only regular files can be opened";
+export const FILE_CHANGED = "The file changed while it was being opened; try again.";
+
+/** Which file was checked: its device and inode (exact, as bigints). */
+export interface FileIdentity {
+  readonly dev: bigint;
+  readonly ino: bigint;
+}
 
 export interface ResolvedFileLink {
   /** The canonical path; when resolution failed, the absolute path the link names (or the link itself). */
@@ -25,6 +36,8 @@ export interface ResolvedFileLink {
   readonly anchor?: string;
   readonly outsideProject: boolean;
   readonly error?: string;
+  /** The checked file (internal, never answered); present exactly when `error` is absent. */
+  readonly identity?: FileIdentity;
 }
 
 export interface FileLinkInput {
@@ -110,10 +123,10 @@ export async function resolveFileLink(input: FileLinkInput): Promise<ResolvedFil
   if (chosen === null) return failed(last.file, FILE_NOT_FOUND, last.target);
 
   let canonical: string;
-  let stat: fs.Stats;
+  let stat: fs.BigIntStats;
   try {
     canonical = await fs.promises.realpath(chosen.file);
-    stat = await fs.promises.stat(canonical);
+    stat = await fs.promises.lstat(canonical, { bigint: true });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     const message = code === "ENOENT" ? FILE_NOT_FOUND : `The file cannot be opened (${code ?? "error"})`;
@@ -121,6 +134,8 @@ export async function resolveFileLink(input: FileLinkInput): Promise<ResolvedFil
   }
   const outsideProject = !isInsideProject(canonical, root);
   const position = positionOf(chosen.target);
+  // The canonical path has no symlink left in it: one there now was swapped in after realpath.
+  if (stat.isSymbolicLink()) return { path: canonical, ...position, outsideProject, error: FILE_CHANGED };
   if (!stat.isFile()) return { path: canonical, ...position, outsideProject, error: NOT_A_REGULAR_FILE };
-  return { path: canonical, ...position, outsideProject };
+  return { path: canonical, ...position, outsideProject, identity: { dev: stat.dev, ino: stat.ino } };
 }

@@ -1,64 +1,45 @@
 /**
  * The repository a review action acts on, and the checks every action makes before it writes (issue 14):
  *
- * - `actionFolder`: the request's cwd (`~` expanded) must be a folder, else `review_failed` (500), as the review
- *   read routes answer an invalid directory.
- * - `openRepository`: `git rev-parse --show-toplevel --absolute-git-dir` from that folder; not a working tree →
- *   409 "This folder is not a Git repository.". Actions run git at the root, so paths are root-relative.
+ * - `actionRepository`: the request's cwd (`~` expanded) found as the read side finds it
+ *   (adapters/git-review/repository.ts); not absolute → 400 "cwd must be an absolute path" (never resolved
+ *   against the server's own folder); not a readable folder → `review_failed` (500), as the review read routes
+ *   answer an invalid directory; not in a working tree → 409 "This folder is not a Git repository.". Actions run
+ *   git at the root, so paths are root-relative.
  * - `isConflicted`: unmerged paths, or a merge, rebase (`rebase-merge/`, `rebase-apply/`, also `git am`),
  *   cherry-pick or revert in progress (their marker under the git dir, per worktree).
- * - `busyAgentsInRepository`: busyAgentsIn (open runtimes mid-turn whose cwd is inside the root), plus runtimes
- *   whose cwd reaches the repository through a symbolic link (git answers the real root).
  * - `gitRefusal`: how a failing git write answers. git refusing in the repository's state (a lock, a stale path,
  *   an ignored path, a hook) is 409 with git's message; git not running at all (missing, timed out) is 500.
  * - `literal`: paths reach git as `:(literal)<path>` pathspecs, so `*`, `?`, `[` in a name are plain characters.
  */
 import fs from "node:fs";
 import path from "node:path";
-import { CONFLICTED_REPOSITORY, NOT_A_REPOSITORY } from "../../domain/git-review-actions/review-action-rules.ts";
+import { literalPathspec } from "../../domain/git-review/diff-args.ts";
+import { CONFLICTED_REPOSITORY, CWD_NOT_ABSOLUTE, NOT_A_REPOSITORY } from "../../domain/git-review-actions/review-action-rules.ts";
 import { ServiceError } from "../../domain/service-error.ts";
-import { GitError, gitText, runGit } from "../git/git-cli.ts";
-import type { RuntimeHost } from "../runtime-host/runtime-host.ts";
-import { busyAgentsIn, sessionAgentBusy } from "../session-resolution/session-cwd.ts";
-import { resolveClientPath } from "../session-files/session-paths.ts";
-
-export interface Repository {
-  /** The working tree's root (git's answer: symbolic links resolved). */
-  readonly root: string;
-  /** The (worktree's) git dir, absolute. */
-  readonly gitDir: string;
-}
+import { GitError, runGit } from "../git/git-cli.ts";
+import { repositoryOf, resolveProjectDir, type Repository } from "../git-review/repository.ts";
+import { expandHome } from "../sqlite/data-dir.ts";
 
 /** Markers under the git dir of an operation the review pane cannot represent. */
 const IN_PROGRESS = ["MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "rebase-merge", "rebase-apply"];
 
-/** The request's cwd as a folder; `review_failed` when it is not one. */
-export function actionFolder(cwd: string): string {
-  const folder = resolveClientPath(cwd);
-  let isFolder: boolean;
+/**
+ * The repository whose working tree holds the request's cwd: 400 when cwd is not absolute (after `~`), never
+ * resolved against the server's own folder; `review_failed` when it is no folder; 409 when in no repository.
+ */
+export async function actionRepository(cwd: string): Promise<Repository> {
+  const folder = expandHome(cwd);
+  if (!path.isAbsolute(folder)) throw new ServiceError("invalid_request", CWD_NOT_ABSOLUTE);
+  let dir: string;
   try {
-    isFolder = fs.statSync(folder).isDirectory();
-  } catch {
-    isFolder = false;
-  }
-  if (!isFolder) throw new ServiceError("review_failed", `cwd is not a readable folder: ${folder}`);
-  return folder;
-}
-
-/** The repository whose working tree holds `folder`; 409 when there is none. */
-export async function openRepository(folder: string): Promise<Repository> {
-  let output: string;
-  try {
-    output = await gitText(["rev-parse", "--show-toplevel", "--absolute-git-dir"], { cwd: folder });
+    dir = await resolveProjectDir(folder);
   } catch (error) {
-    if (error instanceof GitError && /not a git repository|must be run in a work tree/i.test(error.stderr)) {
-      throw new ServiceError("conflict", NOT_A_REPOSITORY);
-    }
-    throw gitReadFailure(error);
+    throw new ServiceError("review_failed", `cwd is not a readable folder: ${folder}`, { cause: error });
   }
-  const [root, gitDir] = output.split("\n");
-  if (root === undefined || root === "" || gitDir === undefined || gitDir === "") throw new ServiceError("conflict", NOT_A_REPOSITORY);
-  return { root, gitDir };
+  const found = await repositoryOf(dir);
+  if (found.kind === "none") throw new ServiceError("conflict", NOT_A_REPOSITORY);
+  return found;
 }
 
 /** Whether the repository has unmerged paths or an operation in progress that leaves conflicts to resolve. */
@@ -78,31 +59,8 @@ export async function refuseConflicted(repo: Repository): Promise<void> {
   if (await isConflicted(repo)) throw new ServiceError("conflict", CONFLICTED_REPOSITORY);
 }
 
-function isInside(root: string, folder: string): boolean {
-  const prefix = root.endsWith("/") ? root : `${root}/`;
-  return folder === root || folder.startsWith(prefix);
-}
-
-/** The open runtimes mid-turn inside `root`, by their cwd as given or as resolved. */
-export function busyAgentsInRepository(host: RuntimeHost, root: string): string[] {
-  const ids = new Set(busyAgentsIn(host, root));
-  for (const handle of host.openRuntimes()) {
-    if (ids.has(handle.sessionId)) continue;
-    let real: string;
-    try {
-      real = fs.realpathSync(handle.cwd);
-    } catch {
-      continue;
-    }
-    if (real !== handle.cwd && isInside(root, real) && sessionAgentBusy(host, handle.sessionId)) ids.add(handle.sessionId);
-  }
-  return [...ids];
-}
-
 /** A pathspec that matches exactly `repoPath` (no globs, no magic). */
-export function literal(repoPath: string): string {
-  return `:(literal)${repoPath}`;
-}
+export const literal = literalPathspec;
 
 const LOCK = /Unable to create '([^']*index\.lock)': File exists/;
 

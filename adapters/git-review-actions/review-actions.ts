@@ -10,10 +10,13 @@
  * - unstage: `git reset -q -- <paths>`: the index goes back to HEAD for them, or loses them before the first
  *   commit (`git restore --staged` cannot run without HEAD). A staged rename is unstaged with its source, so
  *   unstaging the new name does not leave the old one staged as deleted.
- * - hunk: the file's current diff (`git diff [--cached]`), the sent hunk found in it by its exact text, a patch of
- *   that hunk alone applied to the index (`git apply --cached [--reverse]`, through stdin).
- * - discard: a copy of the working file first (discard-copy.ts), then `git restore --worktree` (the index, so
- *   staged changes, stays) or, for an untracked file, its removal. Ignored files are never touched: git status
+ * - hunk: the file's current diff, read exactly as the review reads it (domain/git-review/diff-args.ts:
+ *   `git diff-files -p` for a working hunk, `git diff --cached -M` for a staged one), the sent hunk found in it by
+ *   its exact text, a patch of that hunk alone applied to the index (`git apply --cached [--reverse]`, through
+ *   stdin; `--unidiff-zero` for a hunk without context lines).
+ * - discard: a copy of the working file first (discard-copy.ts, flushed to disk), then, when the file is still
+ *   exactly as copied (else 409, nothing discarded), `git restore --worktree` (the index, so staged changes,
+ *   stays) or, for an untracked file, its removal. Ignored files are never touched: git status
  *   does not list them, so they have "no working changes".
  * - commit: `git commit -F -` (the message through stdin; no shell, no editor; hooks run as git runs them).
  *   git refusing (a hook, no identity) is 409 with git's words: the person fixes the repository or the
@@ -30,13 +33,22 @@ import type {
   ReviewHunkBody,
   ReviewPathsBody,
 } from "../../domain/contract/http-review-actions.ts";
-import { hunkStagingRefusal, locateHunk, oneHunkPatch, parseGitDiff, parseHunkText } from "../../domain/git-review-actions/hunk-patch.ts";
+import { stagedDiffArgs, workingDiffArgs } from "../../domain/git-review/diff-args.ts";
+import {
+  hasNoContext,
+  hunkStagingRefusal,
+  locateHunk,
+  oneHunkPatch,
+  parseGitDiff,
+  parseHunkText,
+} from "../../domain/git-review-actions/hunk-patch.ts";
 import { repoPathFailure, repoPathsFailure } from "../../domain/git-review-actions/repo-path.ts";
 import {
   agentGate,
   commitMessageFailure,
   commitSummary,
   CONFIRM_DISCARD,
+  FILE_CHANGED_WHILE_DISCARDING,
   HUNK_DIFF_TOO_LARGE,
   HUNK_GONE,
   HUNK_SCOPE_MISMATCH,
@@ -46,16 +58,10 @@ import {
 } from "../../domain/git-review-actions/review-action-rules.ts";
 import { ServiceError } from "../../domain/service-error.ts";
 import { GitError, gitText, runGit } from "../git/git-cli.ts";
-import { discardTrashDir, keepDiscardCopy, readWorkingCopy } from "./discard-copy.ts";
+import type { Repository } from "../git-review/repository.ts";
+import { discardTrashDir, fileSnapshot, keepDiscardCopy, sameSnapshot } from "./discard-copy.ts";
 import { RepositoryQueue } from "./repository-queue.ts";
-import { actionFolder, gitReadFailure, gitRefusal, literal, openRepository, refuseConflicted, type Repository } from "./repository.ts";
-
-/**
- * The diff options a hunk is found with. The review's diff must be read with the same ones (and no forced
- * context size or algorithm), or a hunk the person saw is never "in the file". The prefixes are fixed so that
- * `diff.noprefix` or `diff.mnemonicPrefix` cannot break `git apply -p1`.
- */
-export const HUNK_DIFF_ARGS = ["--no-ext-diff", "--no-textconv", "--no-color", "--src-prefix=a/", "--dst-prefix=b/"] as const;
+import { actionRepository, gitReadFailure, gitRefusal, literal, refuseConflicted } from "./repository.ts";
 
 /** Largest diff of one file searched for a hunk (the review shows patches up to 1 MiB). */
 const HUNK_DIFF_MAX_BYTES = 8 * 1024 * 1024;
@@ -65,10 +71,12 @@ const COMMIT_TIMEOUT_MS = 5 * 60_000;
 export interface ReviewActionsOptions {
   /** pi's agent dir: discarded changes are kept under `<agentDir>/leyline-trash/review`. */
   readonly agentDir: string;
-  /** The sessions whose agent is mid-turn inside `root` (busyAgentsInRepository over the runtime host). */
+  /** The sessions whose agent is mid-turn where it can write into `root` (busyAgentsIn over the runtime host). */
   readonly busyAgents: (root: string) => readonly string[];
   /** The clock of the copies' names. Default Date.now. */
   readonly now?: () => number;
+  /** Test seam: runs in a discard after the copy is kept, before the file is compared and discarded. */
+  readonly afterDiscardCopy?: (file: string) => void | Promise<void>;
 }
 
 export interface ReviewActions {
@@ -133,7 +141,7 @@ export function createReviewActions(options: ReviewActionsOptions): ReviewAction
   const now = options.now ?? Date.now;
 
   async function act<T>(cwd: string, whileAgentWorks: boolean | undefined, run: (repo: Repository) => Promise<T>): Promise<T> {
-    const repo = await openRepository(actionFolder(cwd));
+    const repo = await actionRepository(cwd);
     return queue.run(repo.root, async () => {
       await refuseConflicted(repo);
       invalidState(agentGate(options.busyAgents(repo.root), whileAgentWorks));
@@ -189,11 +197,10 @@ export function createReviewActions(options: ReviewActionsOptions): ReviewAction
       const staged = body.scope === "staged";
       if (staged !== (body.action === "unstage")) throw new ServiceError("invalid_request", HUNK_SCOPE_MISMATCH);
       return act(body.cwd, body.whileAgentWorks, async (repo) => {
-        const diff = await read(
-          repo,
-          ["diff", ...HUNK_DIFF_ARGS, ...(staged ? ["--cached"] : []), "--", literal(body.path)],
-          HUNK_DIFF_MAX_BYTES,
-        );
+        // Exactly the command the review's diff was read with (diff-args.ts), or its hunks never match. (The review
+        // adds a staged rename's source to the pathspec; without it the file shows as new: refused all the same.)
+        const args = staged ? stagedDiffArgs([body.path]) : workingDiffArgs([body.path]);
+        const diff = await read(repo, args, HUNK_DIFF_MAX_BYTES);
         if (diff.truncated) throw new ServiceError("conflict", HUNK_DIFF_TOO_LARGE);
         const files = parseGitDiff(diff.stdout.toString("utf8"));
         if (!files.ok) throw new ServiceError("review_failed", `Cannot read git's diff of ${body.path}: ${files.error}`);
@@ -207,7 +214,9 @@ export function createReviewActions(options: ReviewActionsOptions): ReviewAction
         const found = locateHunk([file], sent.value);
         if (found === null) throw new ServiceError("conflict", HUNK_GONE);
         const patch = oneHunkPatch(found.file, found.hunk);
-        await write(repo, ["apply", "--cached", ...(staged ? ["--reverse"] : []), "--whitespace=nowarn", "-"], patch, HUNK_GONE);
+        // A hunk without context (diff.context=0 on a staged diff) is placed by its line numbers alone.
+        const zero = hasNoContext(found.hunk) ? ["--unidiff-zero"] : [];
+        await write(repo, ["apply", "--cached", ...(staged ? ["--reverse"] : []), ...zero, "--whitespace=nowarn", "-"], patch, HUNK_GONE);
         return { ok: true };
       });
     },
@@ -231,12 +240,17 @@ export function createReviewActions(options: ReviewActionsOptions): ReviewAction
         const worktree = entry?.xy[1] ?? " ";
         if (entry === undefined || worktree === " ") throw new ServiceError("conflict", NO_WORKING_CHANGES);
         const file = path.join(repo.root, ...body.path.split("/"));
-        const copy = readWorkingCopy(file);
-        if (entry.xy === "??" && copy === null) throw new ServiceError("conflict", NO_WORKING_CHANGES);
-        const backupPath = copy === null ? null : keepDiscardCopy(discardTrashDir(options.agentDir), body.path, copy, now());
-        if (entry.xy === "??") fs.unlinkSync(file);
+        const kept = await keepDiscardCopy(discardTrashDir(options.agentDir), body.path, file, now());
+        if (entry.xy === "??" && kept.snapshot === null) throw new ServiceError("conflict", NO_WORKING_CHANGES);
+        await options.afterDiscardCopy?.(file);
+        // Bytes written since the copy would be lost with no copy: then nothing is discarded.
+        if (!sameSnapshot(await fileSnapshot(file), kept.snapshot)) {
+          if (kept.backupPath !== null) await fs.promises.rm(kept.backupPath, { force: true });
+          throw new ServiceError("conflict", FILE_CHANGED_WHILE_DISCARDING);
+        }
+        if (entry.xy === "??") await fs.promises.unlink(file);
         else await write(repo, ["restore", "--worktree", "--", literal(body.path)]);
-        return { ok: true, backupPath };
+        return { ok: true, backupPath: kept.backupPath };
       });
     },
 

@@ -1,14 +1,16 @@
 /**
- * Test-only helpers of the Git review tests: real repositories in temp folders, with git isolated from the
- * machine's configuration (no global or system config; a fixed author; `main` as the first branch). Importing this
- * module sets that environment for the whole test process, so the code under test runs git the same way, and
- * removes the folders it made after the test file. Not imported by production code.
+ * Test-only helpers of the Git review tests (read routes, watcher and actions): real repositories in temp folders,
+ * with git isolated from the machine's configuration (a private global config with an identity, `main` as the
+ * first branch and no commit signing; no system config; no identity, GIT_DIR or GIT_WORK_TREE from the
+ * environment). Importing this module sets that environment for the whole test process, so the code under test
+ * runs git the same way, and removes the folders it made after the test file. Not imported by production code.
  */
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll } from "vitest";
+import { ServiceError } from "../../domain/service-error.ts";
 
 const made: string[] = [];
 afterAll(() => {
@@ -18,16 +20,25 @@ afterAll(() => {
 const configHome = fs.mkdtempSync(path.join(os.tmpdir(), "leyline-git-config-"));
 made.push(configHome);
 const globalConfig = path.join(configHome, "gitconfig");
-fs.writeFileSync(globalConfig, '[init]\n\tdefaultBranch = main\n[protocol "file"]\n\tallow = always\n');
+fs.writeFileSync(
+  globalConfig,
+  '[user]\n\tname = t\n\temail = t@t\n[init]\n\tdefaultBranch = main\n[commit]\n\tgpgsign = false\n[protocol "file"]\n\tallow = always\n',
+);
 
-Object.assign(process.env, {
-  GIT_CONFIG_GLOBAL: globalConfig,
-  GIT_CONFIG_NOSYSTEM: "1",
-  GIT_AUTHOR_NAME: "t",
-  GIT_AUTHOR_EMAIL: "t@t",
-  GIT_COMMITTER_NAME: "t",
-  GIT_COMMITTER_EMAIL: "t@t",
-});
+process.env["GIT_CONFIG_GLOBAL"] = globalConfig;
+process.env["GIT_CONFIG_NOSYSTEM"] = "1";
+// The identity comes from the config, so that a test can take it away (the actions' "who commits" refusal).
+for (const name of [
+  "GIT_AUTHOR_NAME",
+  "GIT_AUTHOR_EMAIL",
+  "GIT_COMMITTER_NAME",
+  "GIT_COMMITTER_EMAIL",
+  "EMAIL",
+  "GIT_DIR",
+  "GIT_WORK_TREE",
+]) {
+  delete process.env[name];
+}
 
 /** Runs git in `cwd` (its output as text); throws with git's stderr when it fails (exits other than 0 and `okCodes`). */
 export function git(cwd: string, args: readonly string[], env: NodeJS.ProcessEnv = {}, okCodes: readonly number[] = []): string {
@@ -69,6 +80,14 @@ export function tempRepo(prefix = "review"): string {
   return root;
 }
 
+/** A new repository whose first commit holds `files` (name → content). */
+export function committedRepo(files: Record<string, string>): string {
+  const root = tempRepo();
+  writeFiles(root, files);
+  commitAll(root, "initial");
+  return root;
+}
+
 /** Writes a file (and its folders) under `root`. */
 export function write(root: string, rel: string, content: string | Uint8Array): void {
   const file = path.join(root, rel);
@@ -76,10 +95,46 @@ export function write(root: string, rel: string, content: string | Uint8Array): 
   fs.writeFileSync(file, content);
 }
 
+/** Writes files (name → content) under `root`. */
+export function writeFiles(root: string, files: Record<string, string>): void {
+  for (const [name, content] of Object.entries(files)) write(root, name, content);
+}
+
+/** A file under `root` as text. */
+export function read(root: string, name: string): string {
+  return fs.readFileSync(path.join(root, name), "utf8");
+}
+
 /** Adds everything and commits. */
 export function commitAll(root: string, message = "commit"): void {
   git(root, ["add", "-A"]);
   git(root, ["commit", "-q", "-m", message]);
+}
+
+/** `git diff --cached --name-only` as a sorted list. */
+export function stagedNames(root: string): string[] {
+  return git(root, ["diff", "--cached", "--name-only", "-z"])
+    .split("\0")
+    .filter((name) => name !== "")
+    .sort();
+}
+
+/** `git status --porcelain` lines (untracked files one by one), sorted. */
+export function statusLines(root: string): string[] {
+  return git(root, ["-c", "core.quotePath=false", "status", "--porcelain", "--untracked-files=all"])
+    .split("\n")
+    .filter((line) => line !== "")
+    .sort();
+}
+
+/** The ServiceError `promise` rejects with (anything else fails the test). */
+export async function serviceFailure(promise: Promise<unknown>): Promise<ServiceError> {
+  const error = await promise.then(
+    () => null,
+    (caught: unknown) => caught,
+  );
+  if (!(error instanceof ServiceError)) throw new Error(`expected a ServiceError, got ${String(error)}`);
+  return error;
 }
 
 /** Lines "1\n" … "n\n". */

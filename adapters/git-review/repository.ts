@@ -1,5 +1,7 @@
 /**
- * Finding the Git repository of a project folder for the review routes and the review watcher.
+ * Finding the Git repository of a project folder, for the review routes, the review watcher and the review actions
+ * (adapters/git-review-actions/repository.ts). What "no repository" answers is the caller's: the read routes
+ * answer `available: false`, the actions 409.
  *
  * - The folder must be an absolute path to a readable folder; it is resolved with realpath (the answer's `root`
  *   outside a repository is this resolved folder). Anything else is a `review_failed` ServiceError (500).
@@ -15,6 +17,9 @@ import { GitError, gitText } from "../git/git-cli.ts";
 export type RepositoryLookup =
   | { readonly kind: "none"; readonly dir: string }
   | { readonly kind: "repository"; readonly dir: string; readonly root: string; readonly gitDir: string; readonly commonDir: string };
+
+/** A repository found (its root, the worktree's git dir and the common dir are absolute). */
+export type Repository = Extract<RepositoryLookup, { kind: "repository" }>;
 
 const NOT_A_WORKTREE = /not a git repository|must be run in a work tree/i;
 

@@ -2,18 +2,18 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { DIFF_MAX_BYTES, DIFF_MAX_LINES } from "../../domain/git-review/diff-bounds.ts";
-import { ServiceError } from "../../domain/service-error.ts";
-import { binaryBytes, commitAll, conflictedRepo, git, numberedLines, tempDir, tempRepo, write } from "./git-repo.fixture.ts";
+import {
+  binaryBytes,
+  commitAll,
+  conflictedRepo,
+  git,
+  numberedLines,
+  serviceFailure,
+  tempDir,
+  tempRepo,
+  write,
+} from "./git-repo.fixture.ts";
 import { readReviewDiff } from "./review-diff.ts";
-
-async function failure(promise: Promise<unknown>): Promise<ServiceError> {
-  const error = await promise.then(
-    () => null,
-    (caught: unknown) => caught,
-  );
-  if (!(error instanceof ServiceError)) throw new Error(`expected a ServiceError, got ${String(error)}`);
-  return error;
-}
 
 describe("readReviewDiff", () => {
   it("gives separate staged and working sections (standard prefixes, whatever the repository's diff settings)", async () => {
@@ -113,7 +113,7 @@ describe("readReviewDiff", () => {
     expect((await readReviewDiff(root, "new.bin")).diffs).toMatchObject([{ scope: "working", binary: true }]);
   });
 
-  it("sends a diff over 5,000 lines or over 1 MiB as tooLarge with an empty patch and its real size", async () => {
+  it("sends a diff over 5,000 lines or over 1 MiB as tooLarge with an empty patch and its size (a lower bound past 1 MiB)", async () => {
     const root = tempRepo();
     write(root, "long.txt", "start\n");
     write(root, "wide.txt", "start\n");
@@ -125,12 +125,23 @@ describe("readReviewDiff", () => {
     expect(long).toMatchObject({ scope: "working", tooLarge: true, patch: "", binary: false });
     expect(long?.lines).toBeGreaterThan(DIFF_MAX_LINES + 10);
     const wide = (await readReviewDiff(root, "wide.txt")).diffs[0];
-    expect(wide).toMatchObject({ tooLarge: true, patch: "" });
-    expect(wide?.bytes).toBeGreaterThan(DIFF_MAX_BYTES + 100);
+    expect(wide).toMatchObject({ tooLarge: true, patch: "", bytes: DIFF_MAX_BYTES + 1 });
     expect(wide?.lines).toBeLessThan(20);
     const untracked = (await readReviewDiff(root, "untracked-long.txt")).diffs[0];
     expect(untracked).toMatchObject({ tooLarge: true, patch: "" });
     expect(untracked?.lines).toBeGreaterThan(DIFF_MAX_LINES);
+  });
+
+  it("stops reading a patch one byte past 1 MiB: bytes and lines are lower bounds", async () => {
+    const root = tempRepo();
+    write(root, "huge.txt", "start\n");
+    commitAll(root);
+    // About 4.5 MiB of patch in 600,000 lines.
+    write(root, "huge.txt", "changed\n".repeat(600_000));
+    const section = (await readReviewDiff(root, "huge.txt")).diffs[0];
+    expect(section).toMatchObject({ scope: "working", tooLarge: true, patch: "", binary: false, bytes: DIFF_MAX_BYTES + 1 });
+    expect(section?.lines).toBeGreaterThan(DIFF_MAX_LINES);
+    expect(section?.lines).toBeLessThan(600_000);
   });
 
   it("is too large when git's output passes the measure limit", async () => {
@@ -162,12 +173,12 @@ describe("readReviewDiff", () => {
     // 501 changed paths: the last one is past the cap.
     for (let index = 0; index <= 500; index++) write(root, `u/${String(index).padStart(3, "0")}.txt`, "x\n");
     for (const stale of ["clean.txt", "missing.txt", "../etc/passwd", "/etc/passwd", "u/500.txt", "u"]) {
-      const error = await failure(readReviewDiff(root, stale));
+      const error = await serviceFailure(readReviewDiff(root, stale));
       expect(error.code, stale).toBe("review_failed");
     }
     expect((await readReviewDiff(root, "u/499.txt")).diffs).toHaveLength(1);
-    expect((await failure(readReviewDiff(tempDir(), "a.txt"))).code).toBe("review_failed");
-    expect((await failure(readReviewDiff(path.join(root, "nope"), "a.txt"))).code).toBe("review_failed");
+    expect((await serviceFailure(readReviewDiff(tempDir(), "a.txt"))).code).toBe("review_failed");
+    expect((await serviceFailure(readReviewDiff(path.join(root, "nope"), "a.txt"))).code).toBe("review_failed");
   });
 
   it("never writes .git/index", async () => {

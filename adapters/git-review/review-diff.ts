@@ -13,13 +13,15 @@
  * - otherwise a `staged` section when the index differs from HEAD (`git diff --cached -M`, with the rename's source
  *   in the pathspec so the rename shows), then a `working` section when the working tree differs from the index
  *   (`git diff-files -p`: the plumbing, since porcelain `git diff` may rewrite `.git/index`, see review-status.ts).
- * Output is read up to `measureLimitBytes` (default 64 MiB); a longer patch is too large with its size a lower
- * bound.
+ * Output is read up to `measureLimitBytes`, by default one byte past the 1 MiB a patch may have: git is stopped
+ * there (a patch of tens of megabytes is neither held nor waited for), and the section is too large with `bytes`
+ * and `lines` what was read, lower bounds (domain/git-review/diff-bounds.ts).
  */
+import { DIFF_READ_ARGS, stagedDiffArgs, workingDiffArgs } from "../../domain/git-review/diff-args.ts";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { boundedFiles } from "../../domain/git-review/review-summary.ts";
-import { diffSection, directorySection, untrackedSymlinkPatch } from "../../domain/git-review/diff-bounds.ts";
+import { DIFF_MAX_BYTES, diffSection, directorySection, untrackedSymlinkPatch } from "../../domain/git-review/diff-bounds.ts";
 import type { GitReviewDiff, GitReviewDiffScope, GitReviewFile, ReviewDiffResponse } from "../../domain/git-review/review-types.ts";
 import { ServiceError } from "../../domain/service-error.ts";
 import { GitError, runGit } from "../git/git-cli.ts";
@@ -27,17 +29,12 @@ import { locateRepository, reviewGitFailure } from "./repository.ts";
 import { readPorcelainStatus } from "./review-status.ts";
 
 export interface ReviewDiffOptions {
-  /** Bytes of one section's patch that are read (and measured). Default 64 MiB. */
+  /** Bytes of one section's patch that are read (and measured). Default DIFF_MAX_BYTES + 1. */
   readonly measureLimitBytes?: number;
 }
 
-export const DEFAULT_MEASURE_LIMIT_BYTES = 64 * 1024 * 1024;
-/** No user diff drivers or colours, and the standard `a/` `b/` prefixes whatever diff.noprefix or diff.mnemonicPrefix say. */
-const DIFF_READ_ARGS = ["--no-ext-diff", "--no-textconv", "--no-color", "--src-prefix=a/", "--dst-prefix=b/"] as const;
-
-function literal(pathspec: string): string {
-  return `:(literal)${pathspec}`;
-}
+/** One byte past the largest patch sent: reading it proves the patch too large. */
+export const DEFAULT_MEASURE_LIMIT_BYTES = DIFF_MAX_BYTES + 1;
 
 async function section(
   root: string,
@@ -66,8 +63,7 @@ async function symlinkTarget(file: string): Promise<string | null> {
 }
 
 async function sections(root: string, file: GitReviewFile, maxBytes: number): Promise<GitReviewDiff[]> {
-  if (file.conflicted)
-    return [await section(root, "conflict", ["diff-files", "-p", ...DIFF_READ_ARGS, "--", literal(file.path)], maxBytes)];
+  if (file.conflicted) return [await section(root, "conflict", workingDiffArgs([file.path]), maxBytes)];
   if (file.untracked) {
     if (file.path.endsWith("/")) return [directorySection()];
     const link = await symlinkTarget(path.join(root, file.path));
@@ -76,10 +72,10 @@ async function sections(root: string, file: GitReviewFile, maxBytes: number): Pr
   }
   const out: GitReviewDiff[] = [];
   if (file.staged) {
-    const paths = file.oldPath !== "" ? [literal(file.path), literal(file.oldPath)] : [literal(file.path)];
-    out.push(await section(root, "staged", ["diff", "--cached", "-M", ...DIFF_READ_ARGS, "--", ...paths], maxBytes));
+    const paths = file.oldPath !== "" ? [file.path, file.oldPath] : [file.path];
+    out.push(await section(root, "staged", stagedDiffArgs(paths), maxBytes));
   }
-  if (file.unstaged) out.push(await section(root, "working", ["diff-files", "-p", ...DIFF_READ_ARGS, "--", literal(file.path)], maxBytes));
+  if (file.unstaged) out.push(await section(root, "working", workingDiffArgs([file.path]), maxBytes));
   return out;
 }
 

@@ -1,18 +1,20 @@
+import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { ServiceError } from "../../domain/service-error.ts";
-import { binaryBytes, commitAll, conflictedRepo, git, numberedLines, tempDir, tempRepo, write } from "./git-repo.fixture.ts";
+import { unavailableReview } from "../../domain/git-review/review-summary.ts";
+import {
+  binaryBytes,
+  commitAll,
+  conflictedRepo,
+  git,
+  numberedLines,
+  serviceFailure,
+  tempDir,
+  tempRepo,
+  write,
+} from "./git-repo.fixture.ts";
 import { readReviewStatus } from "./review-status.ts";
-
-async function failure(promise: Promise<unknown>): Promise<ServiceError> {
-  const error = await promise.then(
-    () => null,
-    (caught: unknown) => caught,
-  );
-  if (!(error instanceof ServiceError)) throw new Error(`expected a ServiceError, got ${String(error)}`);
-  return error;
-}
 
 /** A repository with one change of each kind; its expected line counts are spelled out in the test. */
 function mixedRepo(): string {
@@ -45,25 +47,14 @@ describe("readReviewStatus", () => {
     const dir = tempDir();
     fs.mkdirSync(path.join(dir, "sub"));
     fs.symlinkSync(path.join(dir, "sub"), path.join(dir, "link"));
-    expect(await readReviewStatus(path.join(dir, "link"))).toEqual({
-      additions: 0,
-      available: false,
-      branch: "",
-      conflicts: 0,
-      deletions: 0,
-      files: [],
-      filesTruncated: false,
-      lineStatsAvailable: true,
-      root: path.join(dir, "sub"),
-      totalFiles: 0,
-    });
+    expect(await readReviewStatus(path.join(dir, "link"))).toEqual(unavailableReview(path.join(dir, "sub")));
   });
 
   it("refuses a folder that is missing, relative or a file (review_failed)", async () => {
     const dir = tempDir();
     write(dir, "file.txt", "x");
     for (const cwd of [path.join(dir, "missing"), "relative/folder", path.join(dir, "file.txt")]) {
-      const error = await failure(readReviewStatus(cwd));
+      const error = await serviceFailure(readReviewStatus(cwd));
       expect(error.code).toBe("review_failed");
     }
   });
@@ -149,6 +140,55 @@ describe("readReviewStatus", () => {
     expect(await readReviewStatus(root)).toMatchObject({ lineStatsAvailable: true, additions: 101, deletions: 1 });
   });
 
+  it("answers promptly when an untracked file is swapped for a FIFO while its lines are counted", async () => {
+    const root = tempRepo();
+    const spare = tempDir("review-fifo");
+    const fifo = path.join(spare, "fifo");
+    execFileSync("mkfifo", [fifo]);
+    const regular = path.join(spare, "regular");
+    fs.writeFileSync(regular, "1\n2\n");
+    const names = Array.from({ length: 8 }, (_, index) => path.join(root, `u${index}.txt`));
+    for (const name of names) fs.copyFileSync(regular, name);
+    // A child process swaps each untracked file for the FIFO and back (atomic renames of hard links), so some
+    // file git listed is a FIFO by the time it is opened; opening a FIFO that blocks waits for a writer forever.
+    const swapper = spawn(
+      process.execPath,
+      [
+        "-e",
+        `const fs = require("fs");
+         const [fifo, regular, spare, ...names] = process.argv.slice(1);
+         for (;;) for (const name of names) for (const source of [fifo, regular]) { fs.linkSync(source, spare); fs.renameSync(spare, name); }`,
+        fifo,
+        regular,
+        path.join(spare, "next"),
+        ...names,
+      ],
+      { stdio: "ignore" },
+    );
+    try {
+      const started = Date.now();
+      let reads = 0;
+      while (Date.now() - started < 1_500 || reads < 10) {
+        const outcome = await Promise.race([
+          readReviewStatus(root).then(() => "answered"),
+          new Promise((resolve) => setTimeout(() => resolve("blocked"), 5_000)),
+        ]);
+        expect(outcome).toBe("answered");
+        reads++;
+      }
+    } finally {
+      const exited = new Promise((resolve) => swapper.once("exit", resolve));
+      swapper.kill();
+      await exited;
+      // A reader blocked in open (without the fix) is let go by a writer.
+      try {
+        fs.closeSync(fs.openSync(fifo, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK));
+      } catch {
+        // No reader: nothing was blocked.
+      }
+    }
+  });
+
   it("never writes .git/index, even when the index's stat data is stale", async () => {
     const root = mixedRepo();
     // A tracked file touched without a content change: `git status` with optional locks would rewrite the index.
@@ -165,6 +205,6 @@ describe("readReviewStatus", () => {
   it("answers review_failed when git fails", async () => {
     const root = tempRepo();
     fs.appendFileSync(path.join(root, ".git", "config"), "[broken\n");
-    expect((await failure(readReviewStatus(root))).code).toBe("review_failed");
+    expect((await serviceFailure(readReviewStatus(root))).code).toBe("review_failed");
   });
 });

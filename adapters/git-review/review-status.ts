@@ -64,16 +64,30 @@ class UntrackedLineCounter {
     this.remaining = limit;
   }
 
-  /** The lines of one untracked file; 0 for binary files and anything that is not a regular file or a link. */
+  /**
+   * The lines of one untracked file; 0 for binary files and anything that is not a regular file or a link. The
+   * file may be swapped between the lstat and the open (for a FIFO, whose open would block a threadpool thread
+   * until a writer comes): it is opened without following a link and without blocking, and what was opened is
+   * checked again.
+   */
   async lines(relative: string): Promise<number> {
     const file = path.join(this.root, relative);
-    const stat = await fs.lstat(file);
-    if (stat.isSymbolicLink()) return 1;
-    if (!stat.isFile()) return 0;
-    if (stat.size > this.remaining) throw new LineCountFailure("untracked files are too large to count");
-    this.remaining -= stat.size;
-    const handle = await fs.open(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+    const linkStat = await fs.lstat(file);
+    if (linkStat.isSymbolicLink()) return 1;
+    if (!linkStat.isFile()) return 0;
+    let handle: fs.FileHandle;
     try {
+      handle = await fs.open(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
+    } catch (error) {
+      // Replaced by a symbolic link since the lstat.
+      if ((error as NodeJS.ErrnoException).code === "ELOOP") return 1;
+      throw error;
+    }
+    try {
+      const stat = await handle.stat();
+      if (!stat.isFile()) return 0;
+      if (stat.size > this.remaining) throw new LineCountFailure("untracked files are too large to count");
+      this.remaining -= stat.size;
       const buffer = Buffer.alloc(Math.min(READ_CHUNK_BYTES, Math.max(1, stat.size)));
       let scan = initialTextScan();
       let budget = stat.size;

@@ -1,7 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { commitAll, git, tempDir, tempRepo, write } from "./git-repo.fixture.ts";
+import { committedRepo, git, tempDir, write } from "./git-repo.fixture.ts";
+import { SYSTEM_WATCH_LIMIT_MESSAGE, watchBudgetMessage } from "../../domain/git-review/watch-rules.ts";
 import { createReviewWatchers, type ReviewWatchers, type ReviewWatchEvent } from "./review-watcher.ts";
 import { defaultWatch, type WatchFunction } from "./tree-watch.ts";
 
@@ -43,11 +44,7 @@ afterEach(() => {
 });
 
 function repoWithCommit(): string {
-  const root = tempRepo("review-watch");
-  write(root, "tracked.txt", "a\n");
-  write(root, ".gitignore", "node_modules/\n");
-  commitAll(root);
-  return root;
+  return committedRepo({ "tracked.txt": "a\n", ".gitignore": "node_modules/\n" });
 }
 
 describe("review watchers", () => {
@@ -116,7 +113,7 @@ describe("review watchers", () => {
     expect(registry.activeWatchers()).toBe(0);
   });
 
-  it("skips a folder it may not read, and fails on a system limit", async () => {
+  it("skips a folder it may not read, and fails on the system's limit of watches without a retry", async () => {
     const root = repoWithCommit();
     fs.mkdirSync(path.join(root, "private"));
     fs.mkdirSync(path.join(root, "crowded"));
@@ -129,7 +126,7 @@ describe("review watchers", () => {
     const events = new Events();
     const registry = watchers({ watch });
     registry.subscribe(root, events.listener);
-    expect(await events.next()).toEqual({ type: "review_watch_error", message: "Review watcher failed: ENOSPC: refused" });
+    expect(await events.next()).toEqual({ type: "review_watch_error", message: SYSTEM_WATCH_LIMIT_MESSAGE, retry: false });
     expect(registry.activeWatchers()).toBe(0);
     fs.rmdirSync(path.join(root, "crowded"));
     const again = new Events();
@@ -205,6 +202,127 @@ describe("review watchers", () => {
       if (event.type !== "review_change") break;
     }
     expect(seen.at(-1)).toEqual({ type: "review_unavailable" });
+    expect(registry.activeWatchers()).toBe(0);
+  });
+  it("watches a folder that stops being ignored (.gitignore), and stops watching one that becomes ignored", async () => {
+    const root = committedRepo({ "tracked.txt": "a\n", ".gitignore": "build/\n" });
+    fs.mkdirSync(path.join(root, "build", "sub"), { recursive: true });
+    const registry = watchers();
+    const events = new Events();
+    registry.subscribe(root, events.listener);
+    expect(await events.next()).toEqual({ type: "review_ready" });
+    const baseline = registry.watchedFolders(root);
+
+    write(root, ".gitignore", "");
+    expect(await events.next()).toEqual({ type: "review_change", root });
+    expect(registry.watchedFolders(root)).toBe(baseline + 2);
+    write(root, "build/sub/new.txt", "n\n");
+    expect(await events.next()).toEqual({ type: "review_change", root });
+
+    // Ignored again (an editor's atomic save: a rename onto .gitignore).
+    write(root, ".gitignore.tmp", "build/\n");
+    fs.renameSync(path.join(root, ".gitignore.tmp"), path.join(root, ".gitignore"));
+    expect(await events.next()).toEqual({ type: "review_change", root });
+    expect(registry.watchedFolders(root)).toBe(baseline);
+    write(root, "build/sub/more.txt", "m\n");
+    expect(await events.within(QUIET_MS)).toEqual([]);
+  });
+
+  it("follows .git/info/exclude as ignore rules", async () => {
+    const root = repoWithCommit();
+    write(root, ".git/info/exclude", "gen/\n");
+    fs.mkdirSync(path.join(root, "gen"));
+    const registry = watchers();
+    const events = new Events();
+    registry.subscribe(root, events.listener);
+    expect(await events.next()).toEqual({ type: "review_ready" });
+    write(root, "gen/a.txt", "a\n");
+    expect(await events.within(QUIET_MS)).toEqual([]);
+    write(root, ".git/info/exclude", "");
+    expect(await events.next()).toEqual({ type: "review_change", root });
+    write(root, "gen/b.txt", "b\n");
+    expect(await events.next()).toEqual({ type: "review_change", root });
+  });
+
+  it("does not enter the ignored folders of a folder that appears", async () => {
+    const root = repoWithCommit();
+    const outside = tempDir();
+    for (let index = 0; index < 5; index++) fs.mkdirSync(path.join(outside, "project", "node_modules", `p${index}`), { recursive: true });
+    fs.mkdirSync(path.join(outside, "project", "src"));
+    const registry = watchers();
+    const events = new Events();
+    registry.subscribe(root, events.listener);
+    expect(await events.next()).toEqual({ type: "review_ready" });
+    const baseline = registry.watchedFolders(root);
+    fs.renameSync(path.join(outside, "project"), path.join(root, "project"));
+    expect(await events.next()).toEqual({ type: "review_change", root });
+    // project and project/src, not node_modules and its packages.
+    expect(registry.watchedFolders(root)).toBe(baseline + 2);
+    write(root, "project/node_modules/p1/index.js", "x\n");
+    expect(await events.within(QUIET_MS)).toEqual([]);
+  });
+
+  it("settles what changed during the setup: a folder made after its parent was listed is watched", async () => {
+    const root = repoWithCommit();
+    let made = false;
+    // The git dir is watched after the working tree was walked: a folder made then is only seen as an event.
+    const watch: WatchFunction = (dir, listener) => {
+      if (!made && dir === path.join(root, ".git")) {
+        made = true;
+        fs.mkdirSync(path.join(root, "late"));
+      }
+      return defaultWatch(dir, listener);
+    };
+    const registry = watchers({ watch });
+    const events = new Events();
+    registry.subscribe(root, events.listener);
+    expect(await events.next()).toEqual({ type: "review_ready" });
+    expect(await events.next()).toEqual({ type: "review_change", root });
+    write(root, "late/file.txt", "x\n");
+    expect(await events.next()).toEqual({ type: "review_change", root });
+  });
+
+  it("does not start on part of a tree beyond its watch budget: a watch error without a retry", async () => {
+    const root = repoWithCommit();
+    for (let index = 0; index < 6; index++) fs.mkdirSync(path.join(root, `d${index}`));
+    const watched = new Set<string>();
+    const watch: WatchFunction = (dir, listener) => {
+      const watcher = defaultWatch(dir, listener);
+      watched.add(dir);
+      const close = watcher.close.bind(watcher);
+      watcher.close = () => {
+        watched.delete(dir);
+        close();
+      };
+      return watcher;
+    };
+    const registry = watchers({ watch, watchBudget: 5 });
+    const events = new Events();
+    registry.subscribe(root, events.listener);
+    expect(await events.next()).toEqual({ type: "review_watch_error", message: watchBudgetMessage(5), retry: false });
+    expect(watchBudgetMessage(5)).toBe("This repository has more than 5 folders to watch; the review updates on Refresh only.");
+    expect(registry.activeWatchers()).toBe(0);
+    expect(watched.size).toBe(0);
+  });
+
+  it("ends with a watch error without a retry when folders that appear pass the watch budget", async () => {
+    const root = repoWithCommit();
+    const probe = watchers();
+    const ready = new Events();
+    probe.subscribe(root, ready.listener);
+    await ready.next();
+    const needed = probe.watchedFolders(root);
+    probe.close();
+
+    const registry = watchers({ watchBudget: needed + 2 });
+    const events = new Events();
+    registry.subscribe(root, events.listener);
+    expect(await events.next()).toEqual({ type: "review_ready" });
+    fs.mkdirSync(path.join(root, "a", "b"), { recursive: true });
+    expect(await events.next()).toEqual({ type: "review_change", root });
+    expect(registry.watchedFolders(root)).toBe(needed + 2);
+    fs.mkdirSync(path.join(root, "c"));
+    expect(await events.next()).toEqual({ type: "review_watch_error", message: watchBudgetMessage(needed + 2), retry: false });
     expect(registry.activeWatchers()).toBe(0);
   });
 });

@@ -4,40 +4,57 @@
  * client leaves.
  *
  * A watcher is three tree watches (tree-watch.ts): the working tree (without `.git` folders, nested repositories
- * and the folders git reports as ignored at start), and the worktree's git dir and common dir (only the parts that
- * hold relevant metadata, domain/git-review/watch-rules.ts). Events within `coalesceMs` (default 120 ms) are one
- * batch; a batch emits one `review_change` when it holds relevant Git metadata or a working-tree path that
- * `git check-ignore --stdin -z` does not call ignored (if check-ignore fails, paths count as not ignored: an extra
- * refresh is harmless, a missed one is not). Each batch also:
+ * and the folders git reports as ignored), and the worktree's git dir and common dir (only the parts that hold
+ * relevant metadata, domain/git-review/watch-rules.ts). Events within `coalesceMs` (default 120 ms) are one
+ * batch; a batch emits one `review_change` when it holds relevant Git metadata, a change of ignore rules, or a
+ * working-tree path that `git check-ignore --stdin -z` does not call ignored (if check-ignore fails, paths count as
+ * not ignored: an extra refresh is harmless, a missed one is not). Each batch also:
  * - checks that the repository is still there: the root or the git dir's HEAD gone → `review_unavailable`;
  *   the root or git dir replaced by another folder (the watches see the old one) → `review_watch_error`;
+ * - asks git again which folders are ignored when ignore rules changed (a `.gitignore`, `info/exclude`, the
+ *   config) or folders appeared (they may hold ignored ones, e.g. a moved-in project's `node_modules`): watches
+ *   the folders no longer ignored, drops the watches of folders now ignored;
  * - adds watches for folders that appeared (not ignored) and drops those of folders that are gone.
+ * The batch's `review_change` is emitted after its watches are in place, so the status the clients fetch then
+ * covers what happened before, and the watches what happens after. Events of the setup are one batch too.
+ *
+ * The watch budget: one watch root watches at most `watchBudget` folders in all (default: domain/git-review/
+ * watch-rules.ts watchBudgetFor, 20,000 or a quarter of the system's inotify watches). A tree that needs more
+ * never runs on part of it: the watcher ends with `review_watch_error { message, retry: false }`, as it does when
+ * the system's limit is reached (ENOSPC); `retry: false` tells the client not to reconnect (each reconnect would
+ * walk the tree and take the watches again).
  *
  * Events to a subscriber: `review_ready` once the watcher is set up (at once for a client joining a ready watcher),
  * `review_change { root }`, and at most one final event, `review_unavailable` (not a Git repository, a folder that
- * is not readable, a repository that disappeared) or `review_watch_error { message }` (git failed at setup, a
- * watch failed); after a final event the subscription is over.
+ * is not readable, a repository that disappeared) or `review_watch_error { message, retry? }` (git failed at setup,
+ * a watch failed, the watch budget); after a final event the subscription is over.
  */
 import fs from "node:fs/promises";
 import path from "node:path";
 import { parsePorcelainStatus } from "../../domain/git-review/porcelain-status.ts";
 import {
+  changesIgnoreRules,
   classifyWorktreeChange,
   gitDirsToWatch,
+  isIgnoreRulesFile,
   isRelevantGitMetadata,
   skipsWorktreeFolder,
+  SYSTEM_WATCH_LIMIT_MESSAGE,
+  watchBudgetFor,
+  watchBudgetMessage,
   watchesGitFolder,
   type GitDirRole,
 } from "../../domain/git-review/watch-rules.ts";
 import { gitText, runGit } from "../git/git-cli.ts";
-import { repositoryOf, resolveProjectDir, type RepositoryLookup } from "./repository.ts";
-import { watchTree, type TreeWatch, type WatchFunction } from "./tree-watch.ts";
+import { repositoryOf, resolveProjectDir, type Repository, type RepositoryLookup } from "./repository.ts";
+import { WatchBudget, WatchBudgetExceeded, watchTree, type TreeWatch, type WatchFunction } from "./tree-watch.ts";
 
 export type ReviewWatchEvent =
   | { readonly type: "review_ready" }
   | { readonly type: "review_change"; readonly root: string }
   | { readonly type: "review_unavailable" }
-  | { readonly type: "review_watch_error"; readonly message: string };
+  /** `retry: false`: reconnecting would fail the same way (the watch budget, the system's limit). */
+  | { readonly type: "review_watch_error"; readonly message: string; readonly retry?: false };
 
 export type ReviewWatchListener = (event: ReviewWatchEvent) => void;
 
@@ -46,6 +63,8 @@ export interface ReviewWatchersOptions {
   readonly coalesceMs?: number;
   /** How each folder is watched (default fs.watch); tests wrap it to reach the watchers. */
   readonly watch?: WatchFunction;
+  /** Folders one watch root may watch in all. Default watchBudgetFor(the system's max_user_watches). */
+  readonly watchBudget?: number;
 }
 
 export interface ReviewWatchers {
@@ -61,8 +80,6 @@ export interface ReviewWatchers {
 
 export const DEFAULT_COALESCE_MS = 120;
 
-type Repository = Extract<RepositoryLookup, { kind: "repository" }>;
-
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
@@ -74,6 +91,25 @@ function parentOf(rel: string): string {
 
 function baseName(rel: string): string {
   return rel.slice(rel.lastIndexOf("/") + 1);
+}
+
+function depth(rel: string): number {
+  return rel.split("/").length;
+}
+
+const MAX_USER_WATCHES_FILE = "/proc/sys/fs/inotify/max_user_watches";
+
+/** The default watch budget of a watch root, from the system's inotify limit when it can be read. */
+async function defaultWatchBudget(): Promise<number> {
+  try {
+    return watchBudgetFor(Number.parseInt(await fs.readFile(MAX_USER_WATCHES_FILE, "utf8"), 10));
+  } catch {
+    return watchBudgetFor(null);
+  }
+}
+
+function isSystemWatchLimit(error: unknown): boolean {
+  return (error as NodeJS.ErrnoException | null)?.code === "ENOSPC";
 }
 
 /** The folders git reports as ignored (matched by an ignore pattern), relative to the root, without the slash. */
@@ -115,6 +151,8 @@ interface GitTree {
 interface Batch {
   /** Relevant git metadata changed. */
   meta: boolean;
+  /** Git dir files with ignore rules changed (`info/exclude`, the config). */
+  rules: boolean;
   /** The root or its `.git` entry changed: only the repository check. */
   check: boolean;
   /** Working-tree paths, with whether something appeared or disappeared there. */
@@ -124,7 +162,7 @@ interface Batch {
 }
 
 function emptyBatch(): Batch {
-  return { meta: false, check: false, paths: new Map(), gitFolders: new Map() };
+  return { meta: false, rules: false, check: false, paths: new Map(), gitFolders: new Map() };
 }
 
 type Identity = { readonly dev: number; readonly ino: number };
@@ -148,7 +186,9 @@ class RootWatcher {
   private state: "starting" | "ready" | "ended" = "starting";
   private worktree: TreeWatch | null = null;
   private readonly gitTrees: GitTree[];
-  private ignoredAtStart = new Set<string>();
+  /** The folders git ignores (relative, without the slash), as of the last time it was asked. */
+  private ignored = new Set<string>();
+  private budget = new WatchBudget(0);
   private rootIdentity: Identity | null = null;
   private gitDirIdentity: Identity | null = null;
   private batch = emptyBatch();
@@ -157,7 +197,7 @@ class RootWatcher {
 
   constructor(
     private readonly repository: Repository,
-    private readonly options: { coalesceMs: number; watch?: WatchFunction },
+    private readonly options: { coalesceMs: number; watch?: WatchFunction; watchBudget?: number },
     private readonly onEnd: () => void,
   ) {
     this.gitTrees = gitDirsToWatch(repository.gitDir, repository.commonDir).map(({ dir, role }) => ({ dir, role, tree: null }));
@@ -180,21 +220,26 @@ class RootWatcher {
   async start(): Promise<void> {
     const { root, gitDir } = this.repository;
     try {
-      [this.rootIdentity, this.gitDirIdentity, this.ignoredAtStart] = await Promise.all([
+      let budget: number;
+      [this.rootIdentity, this.gitDirIdentity, this.ignored, budget] = await Promise.all([
         identity(root),
         identity(gitDir),
         ignoredFolders(root),
+        this.options.watchBudget ?? defaultWatchBudget(),
       ]);
       if (this.isEnded()) return;
-      const watch = this.options.watch !== undefined ? { watch: this.options.watch } : {};
-      const onError = (error: Error): void => this.fail(error);
+      this.budget = new WatchBudget(budget);
+      const shared = {
+        onError: (error: Error): void => this.fail(error),
+        budget: this.budget,
+        ...(this.options.watch ? { watch: this.options.watch } : {}),
+      };
       this.worktree = await watchTree({
         dir: root,
-        descend: (rel) => !skipsWorktreeFolder(baseName(rel)) && !this.ignoredAtStart.has(rel),
+        descend: (rel) => this.descendsWorktree(rel),
         stopAt: ".git",
         onChange: (rel, renamed) => this.worktreeChange(rel, renamed),
-        onError,
-        ...watch,
+        ...shared,
       });
       for (const git of this.gitTrees) {
         if (this.isEnded()) break;
@@ -202,8 +247,7 @@ class RootWatcher {
           dir: git.dir,
           descend: (rel) => watchesGitFolder(rel, git.role),
           onChange: (rel, renamed) => this.gitChange(git, rel, renamed),
-          onError,
-          ...watch,
+          ...shared,
         });
       }
     } catch (error) {
@@ -215,9 +259,14 @@ class RootWatcher {
       return;
     }
     this.state = "ready";
-    // What happened during the setup is covered by the status the clients fetch after review_ready.
-    this.batch = emptyBatch();
     this.emit({ type: "review_ready" });
+    // The events of the setup are settled as one batch (folders that appeared after their parent was listed,
+    // changed ignore rules): an extra review_change at worst.
+    this.scheduleIfPending();
+  }
+
+  private descendsWorktree(rel: string): boolean {
+    return !skipsWorktreeFolder(baseName(rel)) && !this.ignored.has(rel);
   }
 
   /** Read through a method: the state changes while start() awaits, which flow analysis cannot see. */
@@ -244,7 +293,10 @@ class RootWatcher {
   }
 
   private fail(error: unknown): void {
-    this.end({ type: "review_watch_error", message: `Review watcher failed: ${messageOf(error)}` });
+    if (error instanceof WatchBudgetExceeded)
+      this.end({ type: "review_watch_error", message: watchBudgetMessage(error.limit), retry: false });
+    else if (isSystemWatchLimit(error)) this.end({ type: "review_watch_error", message: SYSTEM_WATCH_LIMIT_MESSAGE, retry: false });
+    else this.end({ type: "review_watch_error", message: `Review watcher failed: ${messageOf(error)}` });
   }
 
   private emit(event: ReviewWatchEvent): void {
@@ -270,9 +322,11 @@ class RootWatcher {
 
   private gitChange(git: GitTree, rel: string, renamed: boolean): void {
     const relevant = isRelevantGitMetadata(rel, git.role);
+    const rules = changesIgnoreRules(rel, git.role);
     const folder = renamed && watchesGitFolder(rel, git.role);
-    if (!relevant && !folder) return;
+    if (!relevant && !rules && !folder) return;
     if (relevant) this.batch.meta = true;
+    if (rules) this.batch.rules = true;
     if (folder) {
       let folders = this.batch.gitFolders.get(git);
       if (folders === undefined) this.batch.gitFolders.set(git, (folders = new Set()));
@@ -300,8 +354,12 @@ class RootWatcher {
     } finally {
       this.flushing = false;
     }
+    this.scheduleIfPending();
+  }
+
+  private scheduleIfPending(): void {
     const pending = this.batch;
-    if (pending.meta || pending.check || pending.paths.size > 0 || pending.gitFolders.size > 0) this.schedule();
+    if (pending.meta || pending.rules || pending.check || pending.paths.size > 0 || pending.gitFolders.size > 0) this.schedule();
   }
 
   /** Checks the repository, updates the watched folders; whether the batch changes the review. */
@@ -316,38 +374,63 @@ class RootWatcher {
       this.fail(new Error("the repository folder was replaced"));
       return false;
     }
-    let change = batch.meta;
-    if (batch.paths.size > 0) {
-      const paths = [...batch.paths.keys()];
-      const ignored = await ignoredPaths(root, paths);
+    const paths = [...batch.paths.keys()];
+    const rulesChanged = batch.rules || paths.some(isIgnoreRulesFile);
+    // Ignore rules changed: review_change even if nothing else did, once the watches follow the new rules.
+    let change = batch.meta || rulesChanged;
+    const ignored = paths.length > 0 ? await ignoredPaths(root, paths) : new Set<string>();
+    if (this.state !== "ready") return false;
+    const appeared: string[] = [];
+    const tree = this.worktree;
+    for (const rel of paths) {
+      if (!ignored.has(rel)) change = true;
+      if (batch.paths.get(rel) !== true || tree === null) continue;
+      if (!(await isFolder(path.join(root, rel)))) {
+        if (tree.watches(rel)) tree.remove(rel);
+      } else if (!ignored.has(rel) && !skipsWorktreeFolder(baseName(rel)) && !tree.watches(rel)) {
+        appeared.push(rel);
+      }
+    }
+    if (tree !== null && (rulesChanged || appeared.length > 0)) {
+      // Ask git again: the rules changed, or the folders that appeared may hold ignored ones.
+      const before = this.ignored;
+      const now = await ignoredFolders(root);
       if (this.state !== "ready") return false;
-      for (const rel of paths) {
-        if (!ignored.has(rel)) change = true;
-        if (batch.paths.get(rel) === true && this.worktree !== null) {
-          await this.settleFolder(this.worktree, root, rel, !ignored.has(rel) && !skipsWorktreeFolder(baseName(rel)));
+      this.ignored = now;
+      for (const rel of now) if (tree.watches(rel)) tree.remove(rel);
+      for (const rel of before) if (!now.has(rel)) appeared.push(rel);
+    }
+    if (tree !== null) {
+      // Parents first; a folder already watched (below one added just before) is skipped.
+      for (const rel of appeared.sort((a, b) => depth(a) - depth(b))) {
+        if (this.state !== "ready") return false;
+        if (!tree.watches(rel) && tree.watches(parentOf(rel)) && this.descendsWorktree(rel) && (await isFolder(path.join(root, rel)))) {
+          await tree.add(rel);
         }
       }
     }
     for (const [git, folders] of batch.gitFolders) {
-      for (const rel of folders) if (git.tree !== null) await this.settleFolder(git.tree, git.dir, rel, true);
+      for (const rel of folders) if (git.tree !== null) await this.settleGitFolder(git.tree, git.dir, rel);
     }
     return change;
   }
 
-  /** Adds the watch of a folder that appeared (or came back), drops the watches of one that is gone. */
-  private async settleFolder(tree: TreeWatch, dir: string, rel: string, mayAdd: boolean): Promise<void> {
+  /** Adds the watch of a git dir folder that appeared (or came back), drops the watches of one that is gone. */
+  private async settleGitFolder(tree: TreeWatch, dir: string, rel: string): Promise<void> {
     if (this.state !== "ready") return;
-    let isFolder: boolean;
-    try {
-      isFolder = (await fs.lstat(path.join(dir, rel))).isDirectory();
-    } catch {
-      isFolder = false;
-    }
-    if (!isFolder) {
+    if (!(await isFolder(path.join(dir, rel)))) {
       if (tree.watches(rel)) tree.remove(rel);
-    } else if (mayAdd && !tree.watches(rel) && tree.watches(parentOf(rel))) {
+    } else if (!tree.watches(rel) && tree.watches(parentOf(rel))) {
       await tree.add(rel);
     }
+  }
+}
+
+async function isFolder(file: string): Promise<boolean> {
+  try {
+    return (await fs.lstat(file)).isDirectory();
+  } catch {
+    return false;
   }
 }
 
@@ -359,7 +442,12 @@ export function createReviewWatchers(options: ReviewWatchersOptions = {}): Revie
   function watcherFor(repository: Repository): RootWatcher {
     let watcher = watchers.get(repository.root);
     if (watcher === undefined) {
-      const created: RootWatcher = new RootWatcher(repository, { coalesceMs, ...(options.watch ? { watch: options.watch } : {}) }, () => {
+      const settings = {
+        coalesceMs,
+        ...(options.watch ? { watch: options.watch } : {}),
+        ...(options.watchBudget !== undefined ? { watchBudget: options.watchBudget } : {}),
+      };
+      const created: RootWatcher = new RootWatcher(repository, settings, () => {
         if (watchers.get(repository.root) === created) watchers.delete(repository.root);
       });
       watchers.set(repository.root, created);

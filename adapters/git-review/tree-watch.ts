@@ -13,6 +13,8 @@
  *   `stopAt`, a subfolder holding an entry of that name (a nested repository's `.git`) is not watched.
  * - Symbolic links are never followed; a folder that is gone or not readable is skipped (a limit such as the
  *   system's inotify watches is an error).
+ * - With a `budget` (shared by the trees of one owner), a folder beyond it is not watched: `add` throws
+ *   WatchBudgetExceeded and the owner decides (the review watcher stops; it never runs on part of a tree).
  * - Events are reported as paths relative to the root (`onChange(rel, renamed)`; `renamed`: something appeared,
  *   disappeared or moved). The tree does not add or drop folders by itself: the owner calls `add` for a folder
  *   that appeared (once it knows it belongs) and `remove` for one that is gone.
@@ -30,6 +32,29 @@ export type WatchFunction = (dir: string, listener: (eventType: string, filename
 export const defaultWatch: WatchFunction = (dir, listener) =>
   fs.watch(dir, { persistent: false, encoding: "utf8" }, (eventType, filename) => listener(eventType, filename));
 
+/** Most watches a set of trees may hold together; `take` throws WatchBudgetExceeded past the limit. */
+export class WatchBudget {
+  private used = 0;
+
+  constructor(readonly limit: number) {}
+
+  take(): void {
+    if (this.used >= this.limit) throw new WatchBudgetExceeded(this.limit);
+    this.used++;
+  }
+
+  give(): void {
+    this.used = Math.max(0, this.used - 1);
+  }
+}
+
+export class WatchBudgetExceeded extends Error {
+  constructor(readonly limit: number) {
+    super(`more than ${limit} folders to watch`);
+    this.name = "WatchBudgetExceeded";
+  }
+}
+
 export interface TreeWatchOptions {
   readonly dir: string;
   readonly descend: (rel: string) => boolean;
@@ -37,6 +62,7 @@ export interface TreeWatchOptions {
   readonly onChange: (rel: string, renamed: boolean) => void;
   readonly onError: (error: Error) => void;
   readonly watch?: WatchFunction;
+  readonly budget?: WatchBudget;
 }
 
 export interface TreeWatch {
@@ -89,9 +115,11 @@ class FolderTree implements TreeWatch {
       if (this.watchers.has(current)) continue;
       const absolute = path.join(this.options.dir, current);
       let watcher: fs.FSWatcher;
+      this.options.budget?.take();
       try {
         watcher = this.watch(absolute, (eventType, filename) => this.event(current, eventType, filename));
       } catch (error) {
+        this.options.budget?.give();
         if (isSkippable(error)) continue;
         throw error;
       }
@@ -121,6 +149,7 @@ class FolderTree implements TreeWatch {
       if (rel === "" || key === rel || key.startsWith(`${rel}/`)) {
         watcher.close();
         this.watchers.delete(key);
+        this.options.budget?.give();
       }
     }
   }

@@ -3,6 +3,8 @@
  * opening a runtime or changing the selection: the open runtime's cwd, else the persisted file's header (pi
  * writes the cwd there), else the indexed summary. An unknown id is `session_not_found` (404).
  */
+import fs from "node:fs";
+import { isInsideProject } from "../../domain/file-links/project-scope.ts";
 import { ServiceError } from "../../domain/service-error.ts";
 import type { ReadSide } from "../read-side/read-side.ts";
 import { persistedFileOf } from "../read-side/session-lookup.ts";
@@ -47,11 +49,29 @@ export function sessionAgentBusy(host: RuntimeHost, id: string): boolean {
   return state.isStreaming || state.isCompacting || handle.busy();
 }
 
-/** The open runtimes whose cwd is inside `root` and whose agent is mid-turn (their ids). */
+/** `dir` and, when it differs, its canonical form (symbolic links resolved); only `dir` when it cannot be resolved. */
+function spellings(dir: string): string[] {
+  try {
+    const real = fs.realpathSync(dir);
+    return real === dir ? [dir] : [dir, real];
+  } catch {
+    return [dir];
+  }
+}
+
+/**
+ * The open runtimes mid-turn whose work can reach `root` (their ids): the agent's cwd is inside `root`, or `root`
+ * is inside the agent's cwd (an agent in ~/work writes into ~/work/proj). Both paths are compared as given and
+ * with symbolic links resolved, so a cwd reaching the folder through a link counts.
+ */
 export function busyAgentsIn(host: RuntimeHost, root: string): string[] {
-  const prefix = root.endsWith("/") ? root : `${root}/`;
+  const roots = spellings(root);
   return host
     .openRuntimes()
-    .filter((handle) => (handle.cwd === root || handle.cwd.startsWith(prefix)) && sessionAgentBusy(host, handle.sessionId))
+    .filter((handle) => {
+      if (!sessionAgentBusy(host, handle.sessionId)) return false;
+      const cwds = spellings(handle.cwd);
+      return roots.some((r) => cwds.some((cwd) => isInsideProject(cwd, r) || isInsideProject(r, cwd)));
+    })
     .map((handle) => handle.sessionId);
 }

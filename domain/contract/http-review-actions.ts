@@ -7,10 +7,11 @@
  * (the 409 the first try answers names the session). The rules a schema cannot state (repository-relative paths,
  * the commit message's size) are domain/git-review-actions/'s and answer 400 too.
  *
- * Failures: 400 invalid_request (bad body, bad path, discard without `confirm: true`, a hunk of a file that is
- * staged whole); 409 conflict (not a repository, a conflicted repository, an agent mid-turn, a hunk no longer in
- * the file, nothing staged, git refusing: index.lock, hooks, identity); 500 review_failed (cwd not a folder, git
- * failing to run or read).
+ * Failures: 400 invalid_request (bad body, a cwd that is not absolute after `~`, bad path, discard without
+ * `confirm: true`, a hunk of a file that is staged whole); 409 conflict (not a repository, a conflicted repository,
+ * an agent mid-turn in the repository or in a folder above it, a hunk no longer in the file, a file that changed
+ * while it was being discarded, nothing staged, git refusing: index.lock, hooks, identity); 500 review_failed (cwd
+ * not a folder, git failing to run or read).
  */
 import { Type, type Static, type TSchema } from "typebox";
 import { defineRoute } from "./http-route.ts";
@@ -29,6 +30,7 @@ function closed<P extends Record<string, TSchema>>(properties: P) {
   });
 }
 
+/** Absolute (or `~/…`); the service refuses a relative one (a schema pattern could not say why). */
 const cwd = failsWith(Type.String({ minLength: 1 }), "cwd must be a non-empty string");
 const whileAgentWorks = Type.Optional(failsWith(Type.Boolean(), "whileAgentWorks must be a boolean"));
 const repoPath = failsWith(Type.String({ minLength: 1 }), "path must be a non-empty string");

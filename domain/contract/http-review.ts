@@ -5,6 +5,10 @@
  *
  * Missing query values answer 400 (spec "Conventions"); an invalid folder, a missing repository, a stale path or a
  * failing git run answer 500 (`review_failed`).
+ *
+ * Leyline's additions to the spec: `review_watch_error` may carry `retry: false` ("do not reconnect": the watch
+ * budget or the system's limit of file watches), and the `bytes` and `lines` of a `tooLarge` diff section are lower
+ * bounds when git's output was cut (the reader stops a little past 1 MiB).
  */
 import { Type, type Static, type TSchema } from "typebox";
 import {
@@ -43,9 +47,15 @@ export const GitReviewFile = Type.Object(
 export const GitReviewDiff = Type.Object(
   {
     binary: Type.Boolean(),
-    bytes: Type.Integer({ minimum: 0 }),
+    bytes: Type.Integer({
+      minimum: 0,
+      description: "The patch's size; for a `tooLarge` section possibly a lower bound (Leyline's addition).",
+    }),
     directory: Type.Optional(Type.Boolean()),
-    lines: Type.Integer({ minimum: 0 }),
+    lines: Type.Integer({
+      minimum: 0,
+      description: "The patch's lines; for a `tooLarge` section possibly a lower bound (Leyline's addition).",
+    }),
     patch: Type.String(),
     scope: literals(GIT_REVIEW_DIFF_SCOPES),
     tooLarge: Type.Boolean(),
@@ -101,7 +111,7 @@ export const reviewStatus = defineRoute("GET", REVIEW_PATH, {
 export const reviewDiff = defineRoute("GET", REVIEW_DIFF_PATH, {
   summary: "The diff sections of one changed file of the review",
   description:
-    "`path` must be a changed path of the bounded status list. Staged and working sections, or one conflict section; over 1 MiB or 5,000 lines `tooLarge` with an empty patch.",
+    "`path` must be a changed path of the bounded status list. Staged and working sections, or one conflict section; over 1 MiB or 5,000 lines `tooLarge` with an empty patch (its `bytes` and `lines` may then be lower bounds: git's output is read only a little past 1 MiB).",
   tags,
   querystring: Type.Object({ cwd: CwdQuery, path: requiredText("path", "A changed path, relative to the repository root.") }),
   response: { 200: ReviewDiffResponse },
@@ -128,7 +138,18 @@ export const REVIEW_SERVER_MESSAGES = {
   review_ready: Empty,
   review_change: Type.Object({ root: Type.String() }, { additionalProperties: false }),
   review_unavailable: Empty,
-  review_watch_error: Type.Object({ message: Type.String() }, { additionalProperties: false }),
+  review_watch_error: Type.Object(
+    {
+      message: Type.String(),
+      retry: Type.Optional(
+        Type.Literal(false, {
+          description:
+            "Leyline's addition to the spec: reconnecting would fail the same way (the repository has more folders than the watcher may watch, or the system's limit of file watches is reached), so the client does not reconnect; the review updates on Refresh only. Absent: the client reconnects as usual.",
+        }),
+      ),
+    },
+    { additionalProperties: false },
+  ),
 } as const satisfies Record<string, TSchema | null>;
 
 export type ReviewServerMessageType = keyof typeof REVIEW_SERVER_MESSAGES;
@@ -139,7 +160,7 @@ export type ReviewServerMessage =
   | { type: "review_ready"; data: Record<string, never> }
   | { type: "review_change"; data: { root: string } }
   | { type: "review_unavailable"; data: Record<string, never> }
-  | { type: "review_watch_error"; data: { message: string } };
+  | { type: "review_watch_error"; data: { message: string; retry?: false } };
 
 /** The message types after which the server closes the socket. */
 export const REVIEW_FINAL_MESSAGES: readonly ReviewServerMessageType[] = ["review_unavailable", "review_watch_error"];

@@ -1,6 +1,6 @@
 /** Hunk location and one-hunk patches over `git diff` output as git 2.39 prints it. */
 import { describe, expect, it } from "vitest";
-import { hunkStagingRefusal, locateHunk, oneHunkPatch, parseGitDiff, parseHunkText, type FileDiff } from "./hunk-patch.ts";
+import { hasNoContext, hunkStagingRefusal, locateHunk, oneHunkPatch, parseGitDiff, parseHunkText, type FileDiff } from "./hunk-patch.ts";
 
 const TWO_FILES = [
   "diff --git a/f.txt b/f.txt",
@@ -136,5 +136,20 @@ describe("hunkStagingRefusal", () => {
     );
     expect(refusal("diff --git a/o b/r\nsimilarity index 90%\nrename from o\nrename to r\n")).toMatch(/^A renamed/);
     expect(refusal("diff --git a/m b/m\nold mode 100644\nnew mode 100755\n")).toMatch(/no text hunk/);
+  });
+});
+
+describe("hasNoContext", () => {
+  const hunk = (text: string) => {
+    const parsed = parseHunkText(text);
+    if (!parsed.ok) throw new Error(parsed.error);
+    return parsed.value;
+  };
+
+  it("is true only for a hunk made of changed lines (and no-newline markers)", () => {
+    expect(hasNoContext(hunk("@@ -5,0 +6,2 @@\n+a\n+b\n"))).toBe(true);
+    expect(hasNoContext(hunk("@@ -3 +3 @@\n-x\n\\ No newline at end of file\n+y\n\\ No newline at end of file\n"))).toBe(true);
+    expect(hasNoContext(hunk("@@ -1,2 +1,2 @@\n-a\n+A\n b\n"))).toBe(false);
+    expect(hasNoContext(hunk("@@ -1,2 +1,2 @@\n-a\n+A\n\n"))).toBe(false); // an empty line is context
   });
 });

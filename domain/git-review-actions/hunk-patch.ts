@@ -159,3 +159,11 @@ export function oneHunkPatch(file: FileDiff, hunk: DiffHunk): string {
   if (file.oldFileLine === null || file.newFileLine === null) throw new Error("oneHunkPatch needs a text file section");
   return `${file.gitLine}\n${file.oldFileLine}\n${file.newFileLine}\n${hunk.text}`;
 }
+
+/** Whether the hunk has no context line (a diff read with diff.context=0): `git apply` then needs `--unidiff-zero`. */
+export function hasNoContext(hunk: DiffHunk): boolean {
+  return hunk.text
+    .split("\n")
+    .slice(1, -1)
+    .every((line) => line !== "" && line[0] !== " ");
+}

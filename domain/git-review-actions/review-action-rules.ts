@@ -11,11 +11,13 @@
  */
 
 export const NOT_A_REPOSITORY = "This folder is not a Git repository.";
+export const CWD_NOT_ABSOLUTE = "cwd must be an absolute path";
 export const CONFLICTED_REPOSITORY =
   "Finish or abort the merge in a terminal first: the review pane cannot represent a conflicted repository.";
 export const HUNK_GONE = "This change is no longer in the file; refresh the review.";
 export const CONFIRM_DISCARD = "Confirm discarding the changes";
 export const NOTHING_STAGED = "Nothing is staged to commit.";
+export const FILE_CHANGED_WHILE_DISCARDING = "The file changed while discarding; nothing was discarded. Refresh the review.";
 export const NO_WORKING_CHANGES = "This file has no working changes to discard; refresh the review.";
 export const UNTRACKED_HUNK = "An untracked file has no hunks: stage the whole file instead.";
 export const HUNK_SCOPE_MISMATCH =

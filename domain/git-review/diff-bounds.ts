@@ -1,8 +1,9 @@
 /**
  * The bounds of one diff section (spec "GET /api/pi/review/diff"): a text patch over 1 MiB or 5,000 lines is sent
  * as `tooLarge: true` with an empty patch; a binary change (`Binary files … differ`, or a `GIT binary patch`) has
- * `binary: true`. `bytes` and `lines` always describe the whole patch git printed; when git's output was cut at
- * the reader's own limit (`complete: false`) they are what was read, a lower bound, and the section is too large.
+ * `binary: true`. `bytes` and `lines` describe the whole patch git printed; when git's output was cut at the
+ * reader's own limit (`complete: false`: the reader stops a little past 1 MiB) they are what was read, lower
+ * bounds, and the section is too large.
  * An untracked nested repository has one working section with `directory: true` and no patch. An untracked symbolic
  * link's patch is written here as git writes one (`git diff --no-index` follows a link to a folder and fails).
  */

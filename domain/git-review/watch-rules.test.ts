@@ -1,6 +1,17 @@
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
-import { classifyWorktreeChange, gitDirsToWatch, isRelevantGitMetadata, skipsWorktreeFolder, watchesGitFolder } from "./watch-rules.ts";
+import {
+  changesIgnoreRules,
+  classifyWorktreeChange,
+  gitDirsToWatch,
+  isIgnoreRulesFile,
+  isRelevantGitMetadata,
+  MAX_WATCH_BUDGET,
+  skipsWorktreeFolder,
+  watchBudgetFor,
+  watchBudgetMessage,
+  watchesGitFolder,
+} from "./watch-rules.ts";
 
 const BOTH = { perWorktree: true, shared: true };
 const OWN = { perWorktree: true, shared: false };
@@ -113,5 +124,38 @@ describe("classifyWorktreeChange", () => {
   it("never enters a .git folder of the working tree", () => {
     expect(skipsWorktreeFolder(".git")).toBe(true);
     expect(skipsWorktreeFolder(".github")).toBe(false);
+  });
+});
+
+describe("ignore rules", () => {
+  it("knows the git dir files that change which paths are ignored, by role", () => {
+    for (const rel of ["info/exclude", "info", "config"]) expect(changesIgnoreRules(rel, SHARED), rel).toBe(true);
+    expect(changesIgnoreRules("config.worktree", OWN)).toBe(true);
+    expect(changesIgnoreRules("config", OWN)).toBe(false);
+    expect(changesIgnoreRules("info/exclude", OWN)).toBe(false);
+    for (const rel of ["config.lock", "info/exclude.lock", "info/sparse-checkout", "index", "HEAD", "refs/heads/main"]) {
+      expect(changesIgnoreRules(rel, BOTH), rel).toBe(false);
+    }
+  });
+
+  it("knows a .gitignore at any depth, and nothing else", () => {
+    for (const rel of [".gitignore", "src/.gitignore", "a/b/.gitignore"]) expect(isIgnoreRulesFile(rel), rel).toBe(true);
+    for (const rel of [".gitignore.tmp", "a.gitignore", "src/.gitignore/x", ".gitattributes", ""])
+      expect(isIgnoreRulesFile(rel), rel).toBe(false);
+  });
+});
+
+describe("watchBudgetFor", () => {
+  it("is 20,000, or a quarter of the system's watches if smaller, at least 1", () => {
+    expect(watchBudgetFor(null)).toBe(MAX_WATCH_BUDGET);
+    expect(MAX_WATCH_BUDGET).toBe(20_000);
+    expect(watchBudgetFor(1_048_576)).toBe(20_000);
+    expect(watchBudgetFor(8192)).toBe(2048);
+    expect(watchBudgetFor(3)).toBe(1);
+    for (const odd of [0, -5, Number.NaN]) expect(watchBudgetFor(odd)).toBe(MAX_WATCH_BUDGET);
+  });
+
+  it("says in its message that the review updates on Refresh only", () => {
+    expect(watchBudgetMessage(20_000)).toBe("This repository has more than 20,000 folders to watch; the review updates on Refresh only.");
   });
 });

@@ -14,6 +14,13 @@
  * Working-tree paths (relative to the worktree root, `/`-separated): the `.git` entry itself (a removed or replaced
  * repository) is checked by the watcher; paths inside a `.git` folder below the root belong to a nested repository
  * and are not reported; every other path is reported unless git says it is ignored.
+ *
+ * Ignore rules: the watcher does not enter folders git ignores, so a change of the rules (a `.gitignore` anywhere,
+ * `info/exclude`, the repository's config with `core.excludesFile`) makes it ask git again which folders are
+ * ignored. The global config and the excludes file it names live outside the repository and are not watched.
+ *
+ * The watch budget: one inotify watch per watched folder, a per-user system resource shared with the user's editor
+ * and dev servers; one watch root takes at most `MAX_WATCH_BUDGET` or a quarter of the system's limit, if smaller.
  */
 
 /** What a git dir is for the worktree being watched: its own git dir, the shared (common) one, or both. */
@@ -46,6 +53,42 @@ export function isRelevantGitMetadata(rel: string, role: GitDirRole): boolean {
   if (role.shared && (SHARED_FILES.has(rel) || inFolder(rel, SHARED_FOLDERS))) return true;
   return false;
 }
+
+/**
+ * Whether a change at `rel` (relative to a git dir) can change which paths git ignores: `info/exclude` (or the
+ * `info` folder appearing with it), the shared `config` and a worktree's `config.worktree` (`core.excludesFile`).
+ * Lock files are not the change; their rename onto the real name is.
+ */
+export function changesIgnoreRules(rel: string, role: GitDirRole): boolean {
+  if (role.shared && (rel === "info" || rel === "info/exclude" || rel === "config")) return true;
+  return role.perWorktree && rel === "config.worktree";
+}
+
+/** Whether a working-tree path is a file of ignore rules (a `.gitignore`, at any depth). */
+export function isIgnoreRulesFile(rel: string): boolean {
+  return rel === ".gitignore" || rel.endsWith("/.gitignore");
+}
+
+/** Most folders one watch root watches (inotify watches). */
+export const MAX_WATCH_BUDGET = 20_000;
+
+/**
+ * The folders one watch root may watch: `MAX_WATCH_BUDGET`, or a quarter of the system's inotify watches per user
+ * (`/proc/sys/fs/inotify/max_user_watches`; null when it cannot be read) if that is smaller; at least 1.
+ */
+export function watchBudgetFor(maxUserWatches: number | null): number {
+  if (maxUserWatches === null || !Number.isFinite(maxUserWatches) || maxUserWatches <= 0) return MAX_WATCH_BUDGET;
+  return Math.max(1, Math.min(MAX_WATCH_BUDGET, Math.floor(maxUserWatches / 4)));
+}
+
+/** The message of a watcher that would need more than `budget` folders (the client does not reconnect). */
+export function watchBudgetMessage(budget: number): string {
+  return `This repository has more than ${budget.toLocaleString("en-US")} folders to watch; the review updates on Refresh only.`;
+}
+
+/** The message of a watcher that met the system's limit of inotify watches (the client does not reconnect). */
+export const SYSTEM_WATCH_LIMIT_MESSAGE =
+  "The system's limit of file watches (fs.inotify.max_user_watches) is reached; the review updates on Refresh only.";
 
 /** Whether the watcher descends into folder `rel` of a git dir (it watches the git dir's top level always). */
 export function watchesGitFolder(rel: string, role: GitDirRole): boolean {

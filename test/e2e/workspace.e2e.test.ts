@@ -126,6 +126,18 @@ describe("workspace tools in a browser", { timeout: FLOW_TIMEOUT_MS }, () => {
     expect(await terminal.locator(".xterm-rows").textContent()).toContain(server.projectDir);
     await browser.screenshots("workspace-03-terminal");
 
+    // The terminal follows the light and dark themes.
+    const background = (): Promise<string> =>
+      terminal
+        .locator(".xterm-viewport")
+        .evaluate((element) => element.ownerDocument.defaultView?.getComputedStyle(element).backgroundColor ?? "");
+    const dark = await background();
+    await page.locator(dt("theme-toggle")).click();
+    await expect.poll(background).not.toBe(dark);
+    await browser.screenshots("workspace-04-terminal-light");
+    await page.locator(dt("theme-toggle")).click();
+    await expect.poll(background).toBe(dark);
+
     // A terminal "editor" (cat prints the file): the file action opens it in a second terminal.
     await apiJson(server, "PUT", "/api/pi/files/settings", { editor: "cat", editorMode: "terminal" });
     await page.locator(dt("file-link")).filter({ hasText: "src/app.ts" }).first().click();

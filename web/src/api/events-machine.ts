@@ -32,6 +32,8 @@
  * No clock and no randomness: the jitter arrives with the `closed` input.
  */
 import { PONG_TEXT, UNNUMBERED_SEQ, type HelloData } from "../../../domain/live/live-messages.ts";
+import { isRecord } from "../../../domain/transcript/message-content.ts";
+import { parseJsonObject } from "./json-object.ts";
 
 export { PONG_TEXT };
 
@@ -163,19 +165,10 @@ export function initialMachineState(sessionId = ""): MachineState {
   };
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 /** Parses one server text into an envelope, or null when it is not one. */
 export function decodeEnvelope(text: string): EventEnvelope | null {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return null;
-  }
-  if (!isRecord(value)) return null;
+  const value = parseJsonObject(text);
+  if (value === null) return null;
   const { type, seq, epoch } = value;
   if (typeof type !== "string" || typeof seq !== "number" || !Number.isInteger(seq) || seq < 0) return null;
   if (epoch !== undefined && typeof epoch !== "string") return null;

@@ -1,8 +1,8 @@
 /**
- * Test doubles for the events socket's driver (events-socket.ts): a socket the test drives and timers that run
- * only when the test fires them.
+ * Test doubles for the socket drivers (socket-lifecycle.ts's seams, used by events-socket.ts, review-socket.ts and
+ * terminal-socket.ts): a socket the test drives and timers that run only when the test fires them.
  */
-import type { SocketLike, TimerApi } from "./events-socket.ts";
+import type { SocketLike, TimerApi } from "./socket-lifecycle.ts";
 
 /** A socket the test drives: it records what the client sends and whether it was closed. */
 export class FakeSocket implements SocketLike {
@@ -28,6 +28,19 @@ export class FakeSocket implements SocketLike {
   drop(): void {
     this.onclose?.({});
   }
+}
+
+/** A socket factory for a driver under test: every socket it makes is kept in `sockets`; `last()` is the newest. */
+export function fakeSockets<Socket extends FakeSocket = FakeSocket>(
+  make: (url: string) => Socket = (url) => new FakeSocket(url) as Socket,
+) {
+  const sockets: Socket[] = [];
+  const createSocket = (url: string): Socket => {
+    const socket = make(url);
+    sockets.push(socket);
+    return socket;
+  };
+  return { sockets, createSocket, last: () => sockets.at(-1) as Socket };
 }
 
 /** Timers that run only when the test fires them (a fake clock for backoff and silence timers). */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { EventEnvelope, FreshReason } from "./events-machine.ts";
-import { EventsSocket, eventsUrl, wsBaseOf } from "./events-socket.ts";
-import { FakeSocket, ManualTimers } from "./events-socket.fixture.ts";
+import { EventsSocket, eventsUrl } from "./events-socket.ts";
+import { fakeSockets, ManualTimers } from "./events-socket.fixture.ts";
 
 const EPOCH = "e1";
 const hello = (stream: string, resumed: boolean, latestSeq = 0) => ({
@@ -13,7 +13,7 @@ const hello = (stream: string, resumed: boolean, latestSeq = 0) => ({
 const numbered = (seq: number, type = "runtime_roster", data: unknown = { sessionIds: [] }) => ({ type, data, seq, epoch: EPOCH });
 
 function setUp(silenceMs = 0) {
-  const sockets: FakeSocket[] = [];
+  const { sockets, createSocket, last } = fakeSockets();
   const timers = new ManualTimers();
   const messages: EventEnvelope[] = [];
   const fresh: FreshReason[] = [];
@@ -21,11 +21,7 @@ function setUp(silenceMs = 0) {
   const behind: number[] = [];
   const client = new EventsSocket({
     wsBase: "ws://leyline.test",
-    createSocket: (url) => {
-      const socket = new FakeSocket(url);
-      sockets.push(socket);
-      return socket;
-    },
+    createSocket,
     timers,
     random: () => 0.5,
     silenceMs,
@@ -34,7 +30,6 @@ function setUp(silenceMs = 0) {
     onResumed: (info) => resumed.push({ after: info.after, latestSeq: info.latestSeq }),
     onStatus: (_status, state) => behind.push(Math.max(0, state.latestSeq - state.applied)),
   });
-  const last = () => sockets.at(-1) as FakeSocket;
   return { client, sockets, timers, messages, fresh, resumed, behind, last };
 }
 
@@ -43,8 +38,6 @@ describe("events socket URLs", () => {
     expect(eventsUrl("ws://h:1/", "")).toBe("ws://h:1/api/pi/events?sessionId=");
     expect(eventsUrl("ws://h:1", "a b")).toBe("ws://h:1/api/pi/events?sessionId=a+b");
     expect(eventsUrl("ws://h:1", "s", { stream: "st-1", after: 42 })).toBe("ws://h:1/api/pi/events?sessionId=s&stream=st-1&after=42");
-    expect(wsBaseOf("https://x.test/", null)).toBe("wss://x.test");
-    expect(wsBaseOf("", { protocol: "https:", host: "h:9" })).toBe("wss://h:9");
   });
 });
 
@@ -126,21 +119,17 @@ describe("EventsSocket", () => {
   });
 
   it("feeds a focus a message handler asks for after the message, in order", () => {
-    const sockets: FakeSocket[] = [];
+    const { createSocket, last } = fakeSockets();
     const client: EventsSocket = new EventsSocket({
       wsBase: "ws://leyline.test",
-      createSocket: (url) => {
-        const socket = new FakeSocket(url);
-        sockets.push(socket);
-        return socket;
-      },
+      createSocket,
       silenceMs: 0,
       onMessage: (message) => {
         if (message.seq === 1) client.focus("z");
       },
     });
     client.start("");
-    const socket = sockets[0] as FakeSocket;
+    const socket = last();
     socket.open();
     socket.receive(hello("st", false));
     socket.receive(numbered(1));

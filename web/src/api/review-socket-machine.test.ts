@@ -135,6 +135,18 @@ describe("review socket machine: reconnecting", () => {
     expect(run([{ type: "closed" }], state).effects).toEqual([]);
   });
 
+  it("given a watcher error with retry: false (too many folders), then it stops the socket for good and fetches on Refresh only", () => {
+    const tooMany = message("review_watch_error", { message: "This repository has more than 3 folders to watch", retry: false });
+    const { state, effects } = run([tooMany], readyState());
+    expect(effects).toEqual([{ type: "disconnect" }, { type: "fetch", cwd: CWD }]);
+    expect(state).toMatchObject({ phase: "manual", watchError: "This repository has more than 3 folders to watch" });
+    expect(reviewLinkOf(state)).toBe("manual");
+    // The close that follows schedules nothing; Refresh fetches.
+    const after = run([{ type: "fetched", available: true }, { type: "closed" }, { type: "refresh" }], state);
+    expect(after.effects).toEqual([{ type: "fetch", cwd: CWD }]);
+    expect(after.state.phase).toBe("manual");
+  });
+
   it("backs off 1 s, 2 s, 4 s … up to 30 s, and starts over once a connection is ready", () => {
     let state = readyState();
     const delays: number[] = [];

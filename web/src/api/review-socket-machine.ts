@@ -11,6 +11,8 @@
  * - `review_unavailable` (not a Git repository, or it disappeared): the socket is closed and never reopened by
  *   itself; one status fetch shows what the folder is now. A later fetch that finds a repository again
  *   (`fetched` with `available: true`) reconnects after the backoff.
+ * - `review_watch_error` with `retry: false` (the repository has too many folders to watch): no socket any more,
+ *   status on Refresh only (`manual`, with the message in `watchError`);
  * - `review_watch_error` (the server closes with 1011 next), a close or a failure: reconnect after a backoff of
  *   1 s, 2 s, 4 s … capped at 30 s; the attempt count resets when a connection says `review_ready`.
  * - Heartbeat: `{"type":"ping"}` is answered with exactly `{"type":"pong"}`.
@@ -20,6 +22,8 @@
  * No clock and no randomness: the driver owns timers and feeds `retry` when the backoff has passed.
  */
 import { PONG_TEXT } from "../../../domain/live/live-messages.ts";
+import { isRecord } from "../../../domain/transcript/message-content.ts";
+import { parseJsonObject } from "./json-object.ts";
 
 export { PONG_TEXT };
 
@@ -99,24 +103,16 @@ export function initialReviewSocketState(cwd = ""): ReviewSocketState {
 
 /** A server message: `{ type, data? }`, or null when the text is not one. */
 export function decodeReviewMessage(text: string): { type: string; data?: unknown } | null {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return null;
-  }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return null;
-  const { type } = value as Record<string, unknown>;
+  const value = parseJsonObject(text);
+  if (value === null) return null;
+  const { type } = value;
   if (typeof type !== "string") return null;
-  return "data" in value ? { type, data: (value as Record<string, unknown>)["data"] } : { type };
+  return "data" in value ? { type, data: value["data"] } : { type };
 }
 
 function watchErrorText(data: unknown): string {
-  if (typeof data === "object" && data !== null && typeof (data as Record<string, unknown>)["message"] === "string") {
-    const message = (data as Record<string, string>)["message"] ?? "";
-    if (message.trim() !== "") return message;
-  }
-  return "The review watcher failed.";
+  const message = isRecord(data) ? data["message"] : undefined;
+  return typeof message === "string" && message.trim() !== "" ? message : "The review watcher failed.";
 }
 
 /** Asks for a status fetch: starts one, or marks one pending behind the running one. */
@@ -154,9 +150,17 @@ function onMessage(state: ReviewSocketState, text: string): ReviewStep {
       const fetched = requestFetch({ ...state, phase: "unavailable", retryInMs: null });
       return { state: fetched.state, effects: [{ type: "disconnect" }, ...fetched.effects] };
     }
-    case "review_watch_error":
+    case "review_watch_error": {
+      const watchError = watchErrorText(message.data);
+      // `retry: false`: the repository cannot be watched (too many folders, the system's watch limit): no reconnect,
+      // status on Refresh only (a reconnect would take the watches again). Fetch once to be current.
+      if (isRecord(message.data) && message.data["retry"] === false) {
+        const fetched = requestFetch({ ...state, phase: "manual", retryInMs: null, watchError });
+        return { state: fetched.state, effects: [{ type: "disconnect" }, ...fetched.effects] };
+      }
       // The server closes with 1011 next: reconnect after the backoff without waiting for the close.
-      return backOff({ ...state, watchError: watchErrorText(message.data) }, true);
+      return backOff({ ...state, watchError }, true);
+    }
     default:
       return { state, effects: [] };
   }

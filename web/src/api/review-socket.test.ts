@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { FakeSocket, ManualTimers } from "./events-socket.fixture.ts";
+import { fakeSockets, ManualTimers } from "./events-socket.fixture.ts";
 import { ReviewSocket, reviewEventsUrl } from "./review-socket.ts";
 import type { ReviewLink } from "./review-socket-machine.ts";
 
@@ -18,23 +18,19 @@ function manualFetches() {
 }
 
 function setUp(silenceMs = 0) {
-  const sockets: FakeSocket[] = [];
+  const { sockets, createSocket, last } = fakeSockets();
   const timers = new ManualTimers();
   const fetches = manualFetches();
   const links: ReviewLink[] = [];
   const client = new ReviewSocket({
     wsBase: "ws://leyline.test/",
     fetchStatus: fetches.fetchStatus,
-    createSocket: (url) => {
-      const socket = new FakeSocket(url);
-      sockets.push(socket);
-      return socket;
-    },
+    createSocket,
     timers,
     silenceMs,
     onState: (link) => links.push(link),
   });
-  return { client, sockets, timers, fetches, links, last: () => sockets.at(-1) as FakeSocket };
+  return { client, sockets, timers, fetches, links, last };
 }
 
 describe("reviewEventsUrl", () => {

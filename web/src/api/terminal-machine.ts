@@ -25,6 +25,7 @@
  * (domain/contract/terminal-socket.ts, imported as types only: its schemas stay out of the client).
  */
 import type { TerminalServerMessage } from "../../../domain/contract/terminal-socket.ts";
+import { parseJsonObject } from "./json-object.ts";
 
 export type { TerminalServerMessage };
 
@@ -180,19 +181,10 @@ export function utf8Length(text: string): number {
   return bytes;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 /** Parses one server text, or null when it is not a message of the protocol. */
 export function decodeServerMessage(text: string): TerminalServerMessage | null {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return null;
-  }
-  if (!isRecord(value)) return null;
+  const value = parseJsonObject(text);
+  if (value === null) return null;
   switch (value["type"]) {
     case "ready": {
       const { cwd, shell, editorPath } = value;

@@ -4,13 +4,13 @@
  * ignored.
  */
 import { describe, expect, it } from "vitest";
-import { FakeSocket, ManualTimers } from "./events-socket.fixture.ts";
+import { fakeSockets, ManualTimers } from "./events-socket.fixture.ts";
 import { RESIZE_DELAY_MS, type TerminalState } from "./terminal-machine.ts";
 import { TERMINAL_PATH as CONTRACT_PATH } from "../../../domain/contract/terminal-socket.ts";
 import { TERMINAL_PATH, TerminalSocket, terminalUrl, type TerminalTarget } from "./terminal-socket.ts";
 
 function harness(target: TerminalTarget = { sessionId: "s1" }) {
-  const sockets: FakeSocket[] = [];
+  const { sockets, createSocket } = fakeSockets();
   const timers = new ManualTimers();
   const output: string[] = [];
   const readies: number[] = [];
@@ -19,11 +19,7 @@ function harness(target: TerminalTarget = { sessionId: "s1" }) {
     target,
     wsBase: "ws://127.0.0.1:9999/",
     timers,
-    createSocket: (url) => {
-      const socket = new FakeSocket(url);
-      sockets.push(socket);
-      return socket;
-    },
+    createSocket,
     onOutput: (data) => output.push(data),
     onReady: ({ connection }) => readies.push(connection),
     onState: (state) => states.push(state),

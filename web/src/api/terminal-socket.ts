@@ -2,11 +2,22 @@
  * The WS /api/pi/terminal client for one terminal: drives the pure machine of terminal-machine.ts with a real
  * WebSocket and a timer. Everything that decides (buffering before ready, coalesced resize, restart) is in the
  * machine; this file builds the URL (same origin as the page, ws/wss, like the events socket), performs the
- * machine's effects and feeds socket callbacks back in. Sockets of earlier connections are ignored when they
- * report late. There is no application heartbeat on this socket.
+ * machine's effects and feeds socket callbacks back in. The socket plumbing is socket-lifecycle.ts's: sockets of
+ * earlier connections are ignored when they report late. There is no application heartbeat on this socket.
  */
-import { apiBase } from "./http.ts";
-import { wsBaseOf, type SocketFactory, type SocketLike, type TimerApi } from "./events-socket.ts";
+import {
+  browserSocket,
+  browserTimers,
+  liveSocket,
+  pageWsBase,
+  serialFeed,
+  socketUrl,
+  timerSlot,
+  type LiveSocket,
+  type SocketFactory,
+  type TimerApi,
+  type TimerSlot,
+} from "./socket-lifecycle.ts";
 import {
   initialTerminalState,
   step,
@@ -39,12 +50,7 @@ export function terminalUrl(wsBase: string, target: TerminalTarget): string {
     if (editor.line !== undefined && Number.isInteger(editor.line) && editor.line > 0) query.set("editorLine", String(editor.line));
     if (editor.allowOutsideProject) query.set("allowOutsideProject", "true");
   }
-  return `${wsBase.replace(/\/+$/, "")}${TERMINAL_PATH}?${query.toString()}`;
-}
-
-/** ws(s)://host of the backend: the API base when one is set, else the page's own origin. */
-export function terminalWsBase(): string {
-  return wsBaseOf(apiBase(), globalThis.location ?? null);
+  return socketUrl(wsBase, TERMINAL_PATH, query);
 }
 
 export interface TerminalSocketOptions {
@@ -61,31 +67,22 @@ export interface TerminalSocketOptions {
   onState?(state: TerminalState): void;
 }
 
-function textOf(data: unknown): string | null {
-  if (typeof data === "string") return data;
-  if (data instanceof ArrayBuffer) return new TextDecoder().decode(data);
-  if (ArrayBuffer.isView(data)) return new TextDecoder().decode(data);
-  return null;
-}
-
-const browserTimers: TimerApi = {
-  setTimeout: (callback, ms) => globalThis.setTimeout(callback, ms),
-  clearTimeout: (handle) => globalThis.clearTimeout(handle as ReturnType<typeof globalThis.setTimeout>),
-};
-
 export class TerminalSocket {
   private state: TerminalState;
-  private socket: SocketLike | null = null;
-  private resizeTimer: unknown = null;
-  private readonly timers: TimerApi;
-  private readonly createSocket: SocketFactory;
-  private feeding = false;
-  private readonly inbox: TerminalInput[] = [];
+  private readonly socket: LiveSocket;
+  private readonly resizeTimer: TimerSlot;
+  private readonly feed = serialFeed<TerminalInput>((input) => this.apply(input));
 
   constructor(private readonly options: TerminalSocketOptions) {
     this.state = initialTerminalState(options.target.editor !== undefined ? "editor" : "shell");
-    this.timers = options.timers ?? browserTimers;
-    this.createSocket = options.createSocket ?? ((url) => new WebSocket(url) as unknown as SocketLike);
+    const timers = options.timers ?? browserTimers;
+    this.resizeTimer = timerSlot(timers);
+    this.socket = liveSocket({
+      createSocket: options.createSocket ?? browserSocket,
+      timers,
+      onText: (text) => this.feed({ type: "message", text }),
+      onClosed: () => this.feed({ type: "closed" }),
+    });
   }
 
   get machine(): TerminalState {
@@ -93,7 +90,7 @@ export class TerminalSocket {
   }
 
   get url(): string {
-    return terminalUrl(this.options.wsBase ?? terminalWsBase(), this.options.target);
+    return terminalUrl(this.options.wsBase ?? pageWsBase(), this.options.target);
   }
 
   start(): void {
@@ -119,18 +116,6 @@ export class TerminalSocket {
     this.feed({ type: "stop" });
   }
 
-  private feed(input: TerminalInput): void {
-    this.inbox.push(input);
-    if (this.feeding) return;
-    this.feeding = true;
-    try {
-      for (let next = this.inbox.shift(); next !== undefined; next = this.inbox.shift()) this.apply(next);
-    } finally {
-      this.feeding = false;
-      this.inbox.length = 0;
-    }
-  }
-
   private apply(input: TerminalInput): void {
     const before = this.state;
     const { state, effects } = step(this.state, input);
@@ -142,27 +127,19 @@ export class TerminalSocket {
   private perform(effect: TerminalEffect): void {
     switch (effect.type) {
       case "connect":
-        this.open();
+        this.socket.open(this.url);
         return;
       case "disconnect":
-        this.drop();
+        this.socket.drop();
         return;
       case "send":
-        try {
-          this.socket?.send(effect.text);
-        } catch {
-          // The socket is closing; its close callback follows.
-        }
+        this.socket.send(effect.text);
         return;
       case "scheduleResize":
-        this.clearResize();
-        this.resizeTimer = this.timers.setTimeout(() => {
-          this.resizeTimer = null;
-          this.feed({ type: "resizeDue" });
-        }, effect.delayMs);
+        this.resizeTimer.set(effect.delayMs, () => this.feed({ type: "resizeDue" }));
         return;
       case "cancelResize":
-        this.clearResize();
+        this.resizeTimer.clear();
         return;
       case "output":
         this.options.onOutput(effect.data);
@@ -173,52 +150,5 @@ export class TerminalSocket {
       default:
         return;
     }
-  }
-
-  private open(): void {
-    this.drop();
-    let socket: SocketLike;
-    try {
-      socket = this.createSocket(this.url);
-    } catch {
-      this.feed({ type: "closed" });
-      return;
-    }
-    this.socket = socket;
-    socket.onopen = null;
-    socket.onmessage = (event) => {
-      if (this.socket !== socket) return;
-      const text = textOf(event.data);
-      if (text !== null) this.feed({ type: "message", text });
-    };
-    const lost = () => {
-      if (this.socket !== socket) return;
-      this.socket = null;
-      this.feed({ type: "closed" });
-    };
-    socket.onclose = lost;
-    socket.onerror = lost;
-  }
-
-  /** Closes the current socket (its late callbacks are ignored). */
-  private drop(): void {
-    const socket = this.socket;
-    this.socket = null;
-    if (socket === null) return;
-    socket.onopen = null;
-    socket.onmessage = null;
-    socket.onclose = null;
-    // Closing a socket that is still connecting reports an error later; it is expected and ignored.
-    socket.onerror = () => undefined;
-    try {
-      socket.close(1000, "client closed");
-    } catch {
-      // Already closed or never opened.
-    }
-  }
-
-  private clearResize(): void {
-    if (this.resizeTimer !== null) this.timers.clearTimeout(this.resizeTimer);
-    this.resizeTimer = null;
   }
 }

@@ -2,7 +2,8 @@
  * Code highlighting for Markdown fences and the file preview: highlight.js core with the languages an agent
  * transcript and a project's files mostly show (the full build is ~1 MB). Part of the lazily loaded markdown
  * chunk. The file preview asks in the names the server gives (domain/file-links/file-preview-rules.ts
- * languageOf); an unregistered one shows as plain text.
+ * languageOf), and so does the review diff; an unregistered one shows as plain text. The token colours
+ * (highlight.css) load with this module, so every view that shows its spans has them.
  */
 import hljs from "highlight.js/lib/core";
 import bash from "highlight.js/lib/languages/bash";
@@ -28,6 +29,7 @@ import sql from "highlight.js/lib/languages/sql";
 import typescript from "highlight.js/lib/languages/typescript";
 import xml from "highlight.js/lib/languages/xml";
 import yaml from "highlight.js/lib/languages/yaml";
+import "./highlight.css";
 
 const LANGUAGES = {
   bash,

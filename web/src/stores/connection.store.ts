@@ -9,8 +9,8 @@ import type {
 import type { SessionListDelta, SessionListSnapshot } from "../../../domain/live/session-list.ts";
 import type { ConnectionStatus, EventEnvelope, FreshReason, MachineState } from "../api/events-machine.ts";
 import { behindOf } from "../api/events-machine.ts";
-import { apiBase } from "../api/http.ts";
-import { EventsSocket, wsBaseOf, type SocketFactory, type TimerApi } from "../api/events-socket.ts";
+import { EventsSocket, type SocketFactory, type TimerApi } from "../api/events-socket.ts";
+import { pageWsBase } from "../api/socket-lifecycle.ts";
 import { useNoticesStore } from "./notices.store.ts";
 import { useOpenSessionStore } from "./open-session.store.ts";
 import { useRuntimesStore } from "./runtimes.store.ts";
@@ -177,9 +177,8 @@ export const useConnectionStore = defineStore("connection", () => {
   /** Opens the events socket (idempotent). */
   function start(options: ConnectionStartOptions = {}): void {
     if (socket !== null) return;
-    const location = typeof globalThis.location === "object" && globalThis.location !== null ? globalThis.location : null;
     socket = new EventsSocket({
-      wsBase: options.wsBase ?? wsBaseOf(apiBase(), location),
+      wsBase: options.wsBase ?? pageWsBase(),
       ...(options.createSocket ? { createSocket: options.createSocket } : {}),
       ...(options.timers ? { timers: options.timers } : {}),
       ...(options.random ? { random: options.random } : {}),

@@ -10,12 +10,12 @@
  */
 import { defineStore } from "pinia";
 import { ref } from "vue";
-import { apiBase, errorMessage } from "../api/http.ts";
-import { wsBaseOf } from "../api/events-socket.ts";
+import { errorMessage } from "../api/http.ts";
 import * as api from "../api/review.ts";
 import type { ActionOptions, HunkAction, ReviewActionOk, ReviewCommitResult, ReviewDiscardResult, ReviewStatus } from "../api/review.ts";
 import { ReviewSocket, type SocketFactory, type TimerApi } from "../api/review-socket.ts";
 import type { ReviewLink } from "../api/review-socket-machine.ts";
+import { pageWsBase } from "../api/socket-lifecycle.ts";
 import { useBackendStore } from "./backend.store.ts";
 
 export interface ReviewEntry {
@@ -73,12 +73,6 @@ export const useReviewStore = defineStore("review", () => {
     }
   }
 
-  function wsBase(): string {
-    if (transport.wsBase !== undefined) return transport.wsBase;
-    const location = typeof globalThis.location === "object" && globalThis.location !== null ? globalThis.location : null;
-    return wsBaseOf(apiBase(), location);
-  }
-
   /**
    * Follows the review of `cwd` until the returned function is called (once per subscriber). The first subscriber
    * opens the folder's socket (or fetches once without the watch capability); the last one to leave closes it.
@@ -88,7 +82,7 @@ export const useReviewStore = defineStore("review", () => {
     let subscription = subscriptions.get(cwd);
     if (subscription === undefined) {
       const socket = new ReviewSocket({
-        wsBase: wsBase(),
+        wsBase: transport.wsBase ?? pageWsBase(),
         fetchStatus,
         ...(transport.createSocket ? { createSocket: transport.createSocket } : {}),
         ...(transport.timers ? { timers: transport.timers } : {}),

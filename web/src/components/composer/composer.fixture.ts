@@ -1,8 +1,10 @@
 /**
  * Test support for the composer: Active snapshots, and a fake backend behind `fetch` (the network boundary
- * of http.ts) that records each request and answers from a handler.
+ * of http.ts) that records each request and answers from a handler; also the per-test cleanup of the component
+ * tests that mount with it (`cleanedAfterEach`).
  */
-import { vi } from "vitest";
+import type { VueWrapper } from "@vue/test-utils";
+import { afterEach, vi } from "vitest";
 import type { Active, ActiveState, Model, PromptQueue } from "../../../../domain/runtime/runtime-types.ts";
 
 export const FAUX_MODEL: Model = {
@@ -95,4 +97,29 @@ export function fakeBackend(
   };
   vi.stubGlobal("fetch", fetchFake);
   return { requests, restore: () => vi.unstubAllGlobals() };
+}
+
+export type FakeBackend = ReturnType<typeof fakeBackend>;
+
+/** The component a test mounted and the backend it faked, for `cleanedAfterEach` to clean up. */
+export interface MountedTest {
+  wrapper: VueWrapper | undefined;
+  backend: FakeBackend | undefined;
+}
+
+/**
+ * Registers (call it once, at the top of a test file) the cleanup after every test: unmounts `wrapper`, restores
+ * `fetch` from `backend` and empties document.body (what was attached or teleported there). Tests set the two
+ * slots of the object returned.
+ */
+export function cleanedAfterEach(): MountedTest {
+  const mounted: MountedTest = { wrapper: undefined, backend: undefined };
+  afterEach(() => {
+    mounted.wrapper?.unmount();
+    mounted.wrapper = undefined;
+    mounted.backend?.restore();
+    mounted.backend = undefined;
+    document.body.innerHTML = "";
+  });
+  return mounted;
 }

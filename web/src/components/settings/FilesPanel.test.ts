@@ -1,7 +1,7 @@
-import { flushPromises, mount, type VueWrapper } from "@vue/test-utils";
-import { afterEach, describe, expect, it } from "vitest";
+import { flushPromises, mount } from "@vue/test-utils";
+import { describe, expect, it } from "vitest";
 import type { FileSettings } from "../../api/files.ts";
-import { fakeBackend, type FakeAnswer, type RecordedRequest } from "../composer/composer.fixture.ts";
+import { cleanedAfterEach, fakeBackend, type FakeAnswer, type RecordedRequest } from "../composer/composer.fixture.ts";
 import { fileLinksPinia, fileSettings } from "../workspace/file-links.fixture.ts";
 import FilesPanel from "./FilesPanel.vue";
 import { mcpInventory } from "./pi-settings.fixture.ts";
@@ -9,15 +9,7 @@ import SettingsModal from "./SettingsModal.vue";
 
 const SETTINGS = "/api/pi/files/settings";
 
-let wrapper: VueWrapper | undefined;
-let backend: ReturnType<typeof fakeBackend> | undefined;
-afterEach(() => {
-  wrapper?.unmount();
-  wrapper = undefined;
-  backend?.restore();
-  backend = undefined;
-  document.body.innerHTML = "";
-});
+const mounted = cleanedAfterEach();
 
 /** A Files settings backend: the stored settings, a PUT that refuses commands with `;` (400) as the spec says. */
 function filesBackend(initial: FileSettings) {
@@ -45,10 +37,10 @@ function filesBackend(initial: FileSettings) {
 
 async function mountPanel(initial = fileSettings()) {
   const pinia = fileLinksPinia();
-  backend = fakeBackend(filesBackend(initial));
-  wrapper = mount(FilesPanel, { global: { plugins: [pinia] }, attachTo: document.body });
+  mounted.backend = fakeBackend(filesBackend(initial));
+  mounted.wrapper = mount(FilesPanel, { global: { plugins: [pinia] }, attachTo: document.body });
   await flushPromises();
-  return { w: wrapper, requests: backend.requests };
+  return { w: mounted.wrapper, requests: mounted.backend.requests };
 }
 
 const puts = (requests: RecordedRequest[]) => requests.filter((r) => r.method === "PUT").map((r) => r.body);
@@ -116,14 +108,14 @@ describe("Settings modal Files section", () => {
   async function mountModal(fileLinks: boolean) {
     const pinia = fileLinksPinia(fileLinks);
     const files = filesBackend(fileSettings());
-    backend = fakeBackend((request) => {
+    mounted.backend = fakeBackend((request) => {
       if (request.path.startsWith("/api/pi/settings/providers")) return { body: { revision: "r1", providers: [] } };
       if (request.path.startsWith("/api/pi/settings/mcp")) return { body: mcpInventory("m1") };
       return files(request);
     });
-    wrapper = mount(SettingsModal, { global: { plugins: [pinia] }, attachTo: document.body });
+    mounted.wrapper = mount(SettingsModal, { global: { plugins: [pinia] }, attachTo: document.body });
     await flushPromises();
-    return { w: wrapper, requests: backend.requests };
+    return { w: mounted.wrapper, requests: mounted.backend.requests };
   }
 
   it("is a tab only when the backend has file links", async () => {
@@ -131,7 +123,7 @@ describe("Settings modal Files section", () => {
     expect(off.w.find("[data-test=settings-section-files]").exists()).toBe(false);
     expect(off.requests.some((r) => r.path === SETTINGS)).toBe(false);
     off.w.unmount();
-    backend?.restore();
+    mounted.backend?.restore();
 
     const { w } = await mountModal(true);
     const tab = w.get("[data-test=settings-section-files]");

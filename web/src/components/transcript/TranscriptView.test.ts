@@ -2,26 +2,19 @@ import "../../markdown/dom-node-name.fixture.ts";
 import { flushPromises, mount, type VueWrapper } from "@vue/test-utils";
 import { nextTick } from "vue";
 import { createPinia, setActivePinia } from "pinia";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ResearchState } from "../../../../domain/research/research-types.ts";
 import type { TranscriptEntry } from "../../../../domain/transcript/transcript-types.ts";
 import { loadMarkdownRenderer } from "../../markdown/load-markdown.ts";
 import { useNoticesStore } from "../../stores/notices.store.ts";
 import { useRuntimesStore } from "../../stores/runtimes.store.ts";
-import { activeOf, fakeBackend, type FakeAnswer, type RecordedRequest } from "../composer/composer.fixture.ts";
+import { activeOf, cleanedAfterEach, fakeBackend, type FakeAnswer, type RecordedRequest } from "../composer/composer.fixture.ts";
 import LiveOutput from "./LiveOutput.vue";
 import { assistantEntry, bashEntry, everyEntryType, syntheticTranscript, toolEntry, userEntry } from "./transcript.fixture.ts";
 import type { StreamingMessage } from "./transcript-rows.ts";
 import TranscriptView from "./TranscriptView.vue";
 
-let wrapper: VueWrapper | undefined;
-let backend: ReturnType<typeof fakeBackend> | undefined;
-afterEach(() => {
-  wrapper?.unmount();
-  wrapper = undefined;
-  backend?.restore();
-  backend = undefined;
-});
+const mounted = cleanedAfterEach();
 
 type Props = {
   entries: TranscriptEntry[];
@@ -33,11 +26,11 @@ type Props = {
 
 async function mountView(props: Props, handler?: (request: RecordedRequest) => FakeAnswer | undefined) {
   setActivePinia(createPinia());
-  backend = fakeBackend(handler);
+  mounted.backend = fakeBackend(handler);
   await loadMarkdownRenderer();
-  wrapper = mount(TranscriptView, { props: { sessionId: "s1", ...props }, attachTo: document.body });
+  mounted.wrapper = mount(TranscriptView, { props: { sessionId: "s1", ...props }, attachTo: document.body });
   await flushPromises();
-  return wrapper;
+  return mounted.wrapper;
 }
 
 const renderedIds = (w: VueWrapper) => w.findAll("[data-test=entry]").map((e) => e.attributes("data-entry-id"));
@@ -220,7 +213,7 @@ describe("TranscriptView actions", () => {
     }));
     await entry(w, "a1:c1").get("[data-test=entry-fork]").trigger("click");
     await flushPromises();
-    expect(backend?.requests).toEqual([{ method: "POST", path: "/api/pi/sessions/s1/fork", body: { entryId: "a1-result" } }]);
+    expect(mounted.backend?.requests).toEqual([{ method: "POST", path: "/api/pi/sessions/s1/fork", body: { entryId: "a1-result" } }]);
     expect(w.emitted("forked")).toEqual([["forked-1"]]);
   });
 
@@ -248,13 +241,13 @@ describe("TranscriptView actions", () => {
     );
     await w.get("[data-test=confirm-cancel]").trigger("click");
     expect(w.find("[data-test=confirm-ok]").exists()).toBe(false);
-    expect(backend?.requests.map((r) => [r.method, r.path])).toEqual([["GET", "/api/pi/sessions/s1/reset-preview?entryId=a1"]]);
+    expect(mounted.backend?.requests.map((r) => [r.method, r.path])).toEqual([["GET", "/api/pi/sessions/s1/reset-preview?entryId=a1"]]);
 
     await entry(w, "a1").get("[data-test=entry-reset]").trigger("click");
     await flushPromises();
     await w.get("[data-test=confirm-ok]").trigger("click");
     await flushPromises();
-    expect(backend?.requests.slice(1).map((r) => [r.path, r.body])).toEqual([
+    expect(mounted.backend?.requests.slice(1).map((r) => [r.path, r.body])).toEqual([
       ["/api/pi/sessions/s1/reset-preview?entryId=a1", undefined],
       ["/api/pi/active-session", { id: "s1" }],
       ["/api/pi/reset-to-entry", { entryId: "a1" }],
@@ -274,7 +267,11 @@ describe("TranscriptView actions", () => {
     expect(offer?.message).toBe("Reset done: 12 entries removed.");
     await notices.runAction(offer?.id ?? -1);
     await flushPromises();
-    expect(backend?.requests.at(-1)).toEqual({ method: "POST", path: "/api/pi/sessions/s1/reset-undo", body: { trashPath: TRASH } });
+    expect(mounted.backend?.requests.at(-1)).toEqual({
+      method: "POST",
+      path: "/api/pi/sessions/s1/reset-undo",
+      body: { trashPath: TRASH },
+    });
     expect(w.emitted("reset")?.[1]?.[0]).toEqual({ entryId: "a1", detail: { session: { id: "s1" }, entries: [] } });
     expect(notices.notices.some((notice) => notice.action !== undefined)).toBe(false);
     expect(notices.notices.map((notice) => notice.message)).toContain(
@@ -294,7 +291,7 @@ describe("TranscriptView actions", () => {
     expect(w.get("[data-test=confirm-ok]").attributes("disabled")).toBeDefined();
     await w.get("[data-test=confirm-ok]").trigger("click");
     await flushPromises();
-    expect(backend?.requests.map((r) => r.path)).toEqual(["/api/pi/sessions/s1/reset-preview?entryId=a1"]);
+    expect(mounted.backend?.requests.map((r) => r.path)).toEqual(["/api/pi/sessions/s1/reset-preview?entryId=a1"]);
   });
 
   it("edits and resubmits a prompt inline", async () => {
@@ -305,10 +302,10 @@ describe("TranscriptView actions", () => {
     expect((input.element as HTMLTextAreaElement).value).toBe("first prompt");
     await input.setValue("a better prompt");
     await input.trigger("keydown", { key: "Enter", shiftKey: true });
-    expect(backend?.requests).toEqual([]);
+    expect(mounted.backend?.requests).toEqual([]);
     await input.trigger("keydown", { key: "Enter" });
     await flushPromises();
-    expect(backend?.requests).toEqual([
+    expect(mounted.backend?.requests).toEqual([
       { method: "POST", path: "/api/pi/sessions/s1/edit-prompt", body: { entryId: "u1", text: "a better prompt" } },
     ]);
     expect(w.emitted("edited")).toHaveLength(1);

@@ -1,11 +1,11 @@
 import "../../markdown/dom-node-name.fixture.ts";
-import { flushPromises, mount, type VueWrapper } from "@vue/test-utils";
-import { afterEach, describe, expect, it } from "vitest";
+import { flushPromises, mount } from "@vue/test-utils";
+import { describe, expect, it } from "vitest";
 import type { FileActionBody } from "../../api/files.ts";
 import { loadMarkdownRenderer } from "../../markdown/load-markdown.ts";
 import { useNoticesStore } from "../../stores/notices.store.ts";
 import { useWorkspaceStore, type FileTarget } from "../../stores/workspace.store.ts";
-import { fakeBackend, type FakeAnswer, type RecordedRequest } from "../composer/composer.fixture.ts";
+import { cleanedAfterEach, fakeBackend, type FakeAnswer, type RecordedRequest } from "../composer/composer.fixture.ts";
 import { descriptor, fileLinksPinia, fileSettings, imagePreview, PNG_1X1, SESSION, textPreview } from "./file-links.fixture.ts";
 import FilePreview from "./FilePreview.vue";
 
@@ -14,15 +14,7 @@ const SOURCE = ["import { a } from './a';", "", "/* a comment", "   over lines *
   "\n",
 );
 
-let wrapper: VueWrapper | undefined;
-let backend: ReturnType<typeof fakeBackend> | undefined;
-afterEach(() => {
-  wrapper?.unmount();
-  wrapper = undefined;
-  backend?.restore();
-  backend = undefined;
-  document.body.innerHTML = "";
-});
+const mounted = cleanedAfterEach();
 
 /** The file route answers `answer(body)`; other routes answer `other`. */
 async function mountPreview(
@@ -31,18 +23,18 @@ async function mountPreview(
   other: (request: RecordedRequest) => FakeAnswer | undefined = () => undefined,
 ) {
   const pinia = fileLinksPinia();
-  backend = fakeBackend((request) => {
+  mounted.backend = fakeBackend((request) => {
     if (request.path === FILE_ROUTE && request.method === "POST") return { body: answer(request.body as FileActionBody) };
     return other(request);
   });
   await loadMarkdownRenderer();
-  wrapper = mount(FilePreview, {
+  mounted.wrapper = mount(FilePreview, {
     props: { sessionId: SESSION, target: { href: "src/app.ts#L3-L5", request: 1, ...target } },
     global: { plugins: [pinia] },
     attachTo: document.body,
   });
   await flushPromises();
-  return { w: wrapper, requests: backend.requests };
+  return { w: mounted.wrapper, requests: mounted.backend.requests };
 }
 
 const fileBodies = (requests: RecordedRequest[]) => requests.filter((r) => r.path === FILE_ROUTE).map((r) => r.body as FileActionBody);
@@ -89,10 +81,11 @@ describe("FilePreview", () => {
 
   it("reports a failed request (unknown session) as an error", async () => {
     const pinia = fileLinksPinia();
-    backend = fakeBackend(() => ({ status: 404, body: { error: "Session not found" } }));
-    wrapper = mount(FilePreview, { props: { sessionId: SESSION, target: { href: "a.ts", request: 1 } }, global: { plugins: [pinia] } });
+    mounted.backend = fakeBackend(() => ({ status: 404, body: { error: "Session not found" } }));
+    const w = mount(FilePreview, { props: { sessionId: SESSION, target: { href: "a.ts", request: 1 } }, global: { plugins: [pinia] } });
+    mounted.wrapper = w;
     await flushPromises();
-    expect(wrapper.get("[data-test=file-preview-error]").text()).toBe("Session not found");
+    expect(w.get("[data-test=file-preview-error]").text()).toBe("Session not found");
   });
 
   it("asks before showing a file outside the project, then repeats the preview with the approved path", async () => {
@@ -215,19 +208,20 @@ describe("FilePreview", () => {
     const pinia = fileLinksPinia();
     let releaseFirst: () => void = () => undefined;
     const firstHeld = new Promise<void>((resolve) => (releaseFirst = resolve));
-    backend = fakeBackend(async (request) => {
+    mounted.backend = fakeBackend(async (request) => {
       const body = request.body as FileActionBody;
       if (body.href === "old.ts") await firstHeld;
       return { body: textPreview(`${body.href}\n`, { path: `/work/app/${body.href}` }) };
     });
-    wrapper = mount(FilePreview, { props: { sessionId: SESSION, target: { href: "old.ts", request: 1 } }, global: { plugins: [pinia] } });
+    const w = mount(FilePreview, { props: { sessionId: SESSION, target: { href: "old.ts", request: 1 } }, global: { plugins: [pinia] } });
+    mounted.wrapper = w;
     await flushPromises();
-    await wrapper.setProps({ target: { href: "new.ts", request: 2 } });
+    await w.setProps({ target: { href: "new.ts", request: 2 } });
     await flushPromises();
     releaseFirst();
     await flushPromises();
-    expect(wrapper.get("[data-test=file-preview-path]").text()).toBe("/work/app/new.ts");
-    expect(wrapper.get("[data-test=file-preview-line] .code").text()).toBe("new.ts");
+    expect(w.get("[data-test=file-preview-path]").text()).toBe("/work/app/new.ts");
+    expect(w.get("[data-test=file-preview-line] .code").text()).toBe("new.ts");
   });
 
   it("renders a Markdown file on request, its links resolving beside it", async () => {

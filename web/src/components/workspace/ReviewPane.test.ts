@@ -1,7 +1,7 @@
 import { flushPromises, mount, type VueWrapper } from "@vue/test-utils";
 import { createPinia, setActivePinia } from "pinia";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { FakeSocket, ManualTimers } from "../../api/events-socket.fixture.ts";
+import { fakeSockets, ManualTimers } from "../../api/events-socket.fixture.ts";
 import { CAPABILITY_NAMES, type CapabilityName } from "../../backend-info.ts";
 import { useBackendStore } from "../../stores/backend.store.ts";
 import { useNoticesStore } from "../../stores/notices.store.ts";
@@ -23,7 +23,7 @@ const AGENT_WORKING = "The agent is working in this repository (session s1). Wai
 
 let wrappers: VueWrapper[] = [];
 let backend: ReturnType<typeof reviewBackend> | undefined;
-let sockets: FakeSocket[] = [];
+let fakes = fakeSockets();
 let timers = new ManualTimers();
 
 beforeEach(() => {
@@ -69,15 +69,11 @@ async function setUp(options: { model?: ReviewModel; watch?: boolean; badge?: bo
   const capabilities = Object.fromEntries(CAPABILITY_NAMES.map((name) => [name, flags.has(name)])) as Record<CapabilityName, boolean>;
   useBackendStore().$patch({ status: "ready", info: { name: "Leyline", version: "0.1.0", apiVersion: 2, capabilities } });
   backend = reviewBackend(model);
-  sockets = [];
+  fakes = fakeSockets();
   timers = new ManualTimers();
   useReviewStore().setTransport({
     wsBase: "ws://leyline.test",
-    createSocket: (url) => {
-      const socket = new FakeSocket(url);
-      sockets.push(socket);
-      return socket;
-    },
+    createSocket: fakes.createSocket,
     timers,
     silenceMs: 0,
   });
@@ -92,7 +88,7 @@ async function setUp(options: { model?: ReviewModel; watch?: boolean; badge?: bo
   return { pane, model, backend };
 }
 
-const socket = () => sockets.at(-1) as FakeSocket;
+const socket = () => fakes.last();
 const rows = (pane: VueWrapper) =>
   pane.findAll("[data-test=review-file]").map((row) => `${row.attributes("data-group")}:${row.attributes("data-path")}`);
 const row = (pane: VueWrapper, group: string, path: string) =>
@@ -135,7 +131,7 @@ describe("ReviewPane: status", () => {
 
   it("without the watch capability opens no socket and fetches again on Refresh", async () => {
     const { pane, model } = await setUp({ watch: false });
-    expect(sockets).toHaveLength(0);
+    expect(fakes.sockets).toHaveLength(0);
     expect(rows(pane)).toHaveLength(3);
     model.status = reviewStatus([reviewFile("src/app.ts")]);
     await pane.get("[data-test=review-refresh]").trigger("click");
@@ -425,7 +421,7 @@ describe("ReviewPane: actions", () => {
 describe("ReviewBadge", () => {
   it("shares the pane's socket, shows the count with a label, and hides at 0", async () => {
     const { model } = await setUp({ badge: true });
-    expect(sockets).toHaveLength(1);
+    expect(fakes.sockets).toHaveLength(1);
     const badge = wrappers[0] as VueWrapper;
     expect(badge.get("[data-test=review-badge]").text()).toBe("3");
     expect(badge.get("[data-test=review-badge]").attributes("aria-label")).toBe("3 changed files");

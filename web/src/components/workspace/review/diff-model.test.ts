@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { locateHunk, parseGitDiff, parseHunkText } from "../../../../../domain/git-review-actions/hunk-patch.ts";
-import { hunkCounts, languageOfPath, parsePatch, splitRows, type DiffLine } from "./diff-model.ts";
+import { hunkCounts, parsePatch, splitRows, type DiffLine } from "./diff-model.ts";
 
 const PATCH = [
   "diff --git a/src/app.ts b/src/app.ts",
@@ -255,17 +255,5 @@ describe("hunk text and the server", () => {
       }),
       { numRuns: 300 },
     );
-  });
-});
-
-describe("languageOfPath", () => {
-  it("names the highlight.js language by extension or name, '' when unknown", () => {
-    expect(languageOfPath("web/src/App.vue")).toBe("xml");
-    expect(languageOfPath("a/b/c.test.ts")).toBe("typescript");
-    expect(languageOfPath("scripts/x.mjs")).toBe("javascript");
-    expect(languageOfPath("README.md")).toBe("");
-    expect(languageOfPath(".bashrc")).toBe("bash");
-    expect(languageOfPath("Makefile")).toBe("");
-    expect(languageOfPath(".gitignore")).toBe("");
   });
 });

@@ -1,8 +1,7 @@
 /**
  * Unified diffs as the review pane shows them (pure): `parsePatch` reads a git patch into its header lines and
  * hunks (line numbers on both sides, and each hunk's exact text for the stage/unstage-hunk actions);
- * `splitRows` pairs a hunk's lines for the side-by-side view; `languageOfPath` names the highlight.js language of
- * a file.
+ * `splitRows` pairs a hunk's lines for the side-by-side view.
  *
  * Rules:
  * - A hunk starts at an `@@ -a,b +c,d @@` line and ends when its counts are used up (then any `\ No newline`
@@ -244,45 +243,4 @@ export function hunkCounts(hunk: DiffHunk): { additions: number; deletions: numb
     else if (line.kind === "del") deletions++;
   }
   return { additions, deletions };
-}
-
-const LANGUAGE_BY_EXTENSION: Readonly<Record<string, string>> = {
-  ts: "typescript",
-  tsx: "typescript",
-  mts: "typescript",
-  cts: "typescript",
-  js: "javascript",
-  jsx: "javascript",
-  mjs: "javascript",
-  cjs: "javascript",
-  json: "json",
-  jsonc: "json",
-  css: "css",
-  html: "xml",
-  htm: "xml",
-  xml: "xml",
-  svg: "xml",
-  vue: "xml",
-  py: "python",
-  rs: "rust",
-  go: "go",
-  sh: "bash",
-  bash: "bash",
-  zsh: "bash",
-  yml: "yaml",
-  yaml: "yaml",
-  diff: "diff",
-  patch: "diff",
-};
-
-const LANGUAGE_BY_NAME: Readonly<Record<string, string>> = { ".bashrc": "bash", ".zshrc": "bash", ".profile": "bash" };
-
-/** The highlight.js language of a file by its name ("" when none is known). */
-export function languageOfPath(path: string): string {
-  const name = (path.split("/").at(-1) ?? "").toLowerCase();
-  const byName = LANGUAGE_BY_NAME[name];
-  if (byName !== undefined) return byName;
-  const dot = name.lastIndexOf(".");
-  if (dot <= 0) return "";
-  return LANGUAGE_BY_EXTENSION[name.slice(dot + 1)] ?? "";
 }

@@ -1,8 +1,8 @@
 /**
- * Syntax colours for the review diff, loaded on first use: markdown/highlight.ts (highlight.js core and its
- * languages) comes in through a dynamic import only, so it stays out of the initial bundle (it shares the lazily
- * loaded chunk the markdown renderer uses). Until it has loaded, and for unknown languages, code shows as plain
- * text.
+ * Syntax colours for the review diff, loaded on first use: markdown/highlight.ts (highlight.js core, its
+ * languages and its token colours, highlight.css) comes in through a dynamic import only, so it stays out of the
+ * initial bundle (it shares the lazily loaded chunk the markdown renderer uses). Until it has loaded, and for
+ * unknown languages, code shows as plain text.
  */
 
 /** The highlighted HTML of one line (highlight.js escapes the text), or null for plain text. */

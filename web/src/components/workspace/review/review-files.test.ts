@@ -1,21 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { GitReviewFile } from "../../../api/review.ts";
 import { groupReviewFiles, splitPath } from "./review-files.ts";
-
-function file(path: string, fields: Partial<GitReviewFile> = {}): GitReviewFile {
-  return {
-    conflicted: false,
-    indexStatus: " ",
-    kind: "modified",
-    oldPath: "",
-    path,
-    staged: false,
-    unstaged: true,
-    untracked: false,
-    worktreeStatus: "M",
-    ...fields,
-  };
-}
+import { reviewFile as file } from "./review.fixture.ts";
 
 describe("groupReviewFiles", () => {
   it("puts conflicts first, a partly staged file in both Staged and Changes, and leaves out empty groups", () => {
