@@ -126,14 +126,20 @@ describe("workspace tools in a browser", { timeout: FLOW_TIMEOUT_MS }, () => {
     expect(await terminal.locator(".xterm-rows").textContent()).toContain(server.projectDir);
     await browser.screenshots("workspace-03-terminal");
 
-    // The terminal follows the light and dark themes.
+    // The terminal follows the light and dark themes (xterm 6 paints its theme background on the scrollable element).
     const background = (): Promise<string> =>
       terminal
-        .locator(".xterm-viewport")
+        .locator(".xterm-scrollable-element")
         .evaluate((element) => element.ownerDocument.defaultView?.getComputedStyle(element).backgroundColor ?? "");
     const dark = await background();
     await page.locator(dt("theme-toggle")).click();
     await expect.poll(background).not.toBe(dark);
+    // No black frame around the text in the light theme (xterm.css paints its viewport black).
+    expect(
+      await terminal
+        .locator(".xterm-viewport")
+        .evaluate((element) => element.ownerDocument.defaultView?.getComputedStyle(element).backgroundColor ?? ""),
+    ).toBe(await background());
     await browser.screenshots("workspace-04-terminal-light");
     await page.locator(dt("theme-toggle")).click();
     await expect.poll(background).toBe(dark);
