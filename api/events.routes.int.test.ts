@@ -3,7 +3,8 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { Subject } from "rxjs";
 import WebSocket from "ws";
 import { closeTestApps, MessageQueue, testApp } from "./app.fixture.ts";
-import { CLOSE_MESSAGE_TOO_BIG, CLOSE_SLOW_READER, PONG_TEXT, SLOW_READER_REASON } from "./events.routes.ts";
+import { CLOSE_SLOW_READER, PONG_TEXT, SLOW_READER_REASON } from "./events.routes.ts";
+import { CLOSE_MESSAGE_TOO_BIG } from "./socket-frames.ts";
 import { EMPTY_LIVE_STREAM } from "../domain/live/live-stream.ts";
 import type { OpenRuntime, RuntimeHostEvent, RuntimeHostView } from "./runtime-host.ts";
 

@@ -42,7 +42,6 @@ import { typed } from "./contract.ts";
 import {
   answerUpgradeRequired,
   CLIENT_MESSAGE_LIMIT_BYTES,
-  CLOSE_MESSAGE_TOO_BIG,
   HEARTBEAT_INTERVAL_MS,
   readClientFrame,
   startHeartbeat,
@@ -50,16 +49,7 @@ import {
 import type { ReadSide } from "../adapters/read-side/read-side.ts";
 import { eventFocusOf, isFullFor, type EventFocus, type OpenRuntime, type RuntimeHostEvent, type RuntimeHostView } from "./runtime-host.ts";
 
-export {
-  CLIENT_MESSAGE_LIMIT_BYTES,
-  CLOSE_MESSAGE_TOO_BIG,
-  CLOSE_SLOW_READER,
-  encodeMessageHead,
-  EVENTS_PATH,
-  HEARTBEAT_INTERVAL_MS,
-  PONG_TEXT,
-  SLOW_READER_REASON,
-};
+export { CLOSE_SLOW_READER, encodeMessageHead, EVENTS_PATH, PONG_TEXT, SLOW_READER_REASON };
 /** Close code of a socket whose stream another connection resumed (an application code). */
 export const CLOSE_TAKEN_OVER = 4001;
 /** Live bytes a stream may hold unsent past which its reader is too slow. */

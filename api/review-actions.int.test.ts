@@ -37,6 +37,21 @@ async function post(app: FastifyInstance, action: string, payload: unknown, head
 }
 
 /** The working section's patch of one file, as GET /api/pi/review/diff shows it to the person. */
+/** A new session in `cwd` whose agent is mid-turn (a slow scripted "long run" reply is streaming); its id. */
+async function agentMidTurn(app: FastifyInstance, cwd: string): Promise<string> {
+  const created = await call(app, "POST", "/api/pi/sessions", { cwd });
+  expect(created.status, JSON.stringify(created.body)).toBe(200);
+  const id = (created.body["active"] as { id: string }).id;
+  expect((await call(app, "POST", `/api/pi/sessions/${id}/prompt`, { text: "long run please" })).status).toBe(200);
+  const rec = recordHost(app.leyline.host);
+  try {
+    await rec.until(() => handleOf(app, id).active().state.isStreaming, "streaming");
+  } finally {
+    rec.stop();
+  }
+  return id;
+}
+
 async function workingPatch(app: FastifyInstance, cwd: string, file: string): Promise<string> {
   const res = await app.inject({ method: "GET", url: `/api/pi/review/diff?${new URLSearchParams({ cwd, path: file }).toString()}` });
   expect(res.statusCode, res.body).toBe(200);
@@ -222,17 +237,7 @@ describe("review actions while a session's agent is mid-turn in the repository",
     fs.mkdirSync(path.join(root, "src"));
     const link = path.join(tempDir(), "linked-project");
     fs.symlinkSync(root, link);
-    const created = await call(app, "POST", "/api/pi/sessions", { cwd: path.join(link, "src") });
-    expect(created.status, JSON.stringify(created.body)).toBe(200);
-    const id = (created.body["active"] as { id: string }).id;
-
-    expect((await call(app, "POST", `/api/pi/sessions/${id}/prompt`, { text: "long run please" })).status).toBe(200);
-    const rec = recordHost(app.leyline.host);
-    try {
-      await rec.until(() => handleOf(app, id).active().state.isStreaming, "streaming");
-    } finally {
-      rec.stop();
-    }
+    const id = await agentMidTurn(app, path.join(link, "src"));
 
     expect(await post(app, "stage", { cwd: root, paths: ["a.txt"] })).toEqual({
       status: 409,
@@ -263,17 +268,7 @@ describe("review actions while a session's agent is mid-turn in the repository",
     writeFiles(root, { "a.txt": "a\n" });
     const link = path.join(tempDir(), "linked-parent");
     fs.symlinkSync(parent, link);
-    const created = await call(app, "POST", "/api/pi/sessions", { cwd: link });
-    expect(created.status, JSON.stringify(created.body)).toBe(200);
-    const id = (created.body["active"] as { id: string }).id;
-
-    expect((await call(app, "POST", `/api/pi/sessions/${id}/prompt`, { text: "long run please" })).status).toBe(200);
-    const rec = recordHost(app.leyline.host);
-    try {
-      await rec.until(() => handleOf(app, id).active().state.isStreaming, "streaming");
-    } finally {
-      rec.stop();
-    }
+    const id = await agentMidTurn(app, link);
     expect(await post(app, "stage", { cwd: root, paths: ["a.txt"] })).toEqual({
       status: 409,
       body: { error: `The agent is working in this repository (session ${id}). Wait for its turn to end, or confirm to act anyway.` },

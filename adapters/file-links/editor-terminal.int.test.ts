@@ -2,13 +2,14 @@
  * prepareEditorTerminal over a real app's session lookup (read side + runtime host from testApp), a real session
  * file whose cwd is a temp project, real files and symlinks, and editor programs on a test PATH.
  */
+import { EDITOR_LINE_MESSAGE } from "../../domain/contract/terminal-socket.ts";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeTestApps, testApp, testDirs } from "../../api/app.fixture.ts";
 import { NO_TERMINAL_EDITOR } from "../../domain/file-links/file-settings.ts";
 import { FILE_MOVED } from "../../domain/file-links/project-scope.ts";
-import { EDITOR_LINE_INVALID, EDITOR_PATH_NOT_ABSOLUTE, OUTSIDE_PROJECT_NEEDS_APPROVAL, prepareEditorTerminal } from "./editor-terminal.ts";
+import { EDITOR_PATH_NOT_ABSOLUTE, OUTSIDE_PROJECT_NEEDS_APPROVAL, prepareEditorTerminal } from "./editor-terminal.ts";
 import type { FileLinkServices } from "./file-link-services.ts";
 import { saveFileSettings } from "./file-settings-store.ts";
 import { fileLinkDirs, type FileLinkDirs, writeArgvRecorder } from "./file-links.fixture.ts";
@@ -81,8 +82,8 @@ describe("prepareEditorTerminal", () => {
     expect(await refusal("src/a.ts")).toEqual({ ok: false, error: EDITOR_PATH_NOT_ABSOLUTE });
     expect(await refusal(path.join(dirs.project, "missing.ts"))).toEqual({ ok: false, error: FILE_NOT_FOUND });
     expect(await refusal(path.join(dirs.project, "src"))).toEqual({ ok: false, error: NOT_A_REGULAR_FILE });
-    expect(await refusal(path.join(dirs.project, "src", "a.ts"), 0)).toEqual({ ok: false, error: EDITOR_LINE_INVALID });
-    expect(await refusal(path.join(dirs.project, "src", "a.ts"), 1.5)).toEqual({ ok: false, error: EDITOR_LINE_INVALID });
+    expect(await refusal(path.join(dirs.project, "src", "a.ts"), 0)).toEqual({ ok: false, error: EDITOR_LINE_MESSAGE });
+    expect(await refusal(path.join(dirs.project, "src", "a.ts"), 1.5)).toEqual({ ok: false, error: EDITOR_LINE_MESSAGE });
   });
 
   it("refuses an unknown session and a missing or desktop editor", async () => {

@@ -18,6 +18,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
+import { EDITOR_LINE_MESSAGE } from "../../domain/contract/terminal-socket.ts";
 import { terminalEditorArgs } from "../../domain/file-links/editor-command.ts";
 import { hasControlCharacter } from "../../domain/file-links/file-href.ts";
 import { NO_TERMINAL_EDITOR } from "../../domain/file-links/file-settings.ts";
@@ -30,7 +31,6 @@ import { editorSetup } from "./file-settings-store.ts";
 import { canonicalFolder, FILE_CHANGED, FILE_NOT_FOUND, NOT_A_REGULAR_FILE } from "./link-resolution.ts";
 
 export const EDITOR_PATH_NOT_ABSOLUTE = "editorPath must be an absolute file path";
-export const EDITOR_LINE_INVALID = "editorLine must be a positive integer";
 export const OUTSIDE_PROJECT_NEEDS_APPROVAL = "This file is outside the project: approve it first (allowOutsideProject=true)";
 
 function refused(error: string): EditorTerminalPlan {
@@ -43,7 +43,7 @@ export async function prepareEditorTerminal(services: FileLinkServices, request:
   const { editorPath } = request;
   if (!path.isAbsolute(editorPath) || hasControlCharacter(editorPath)) return refused(EDITOR_PATH_NOT_ABSOLUTE);
   if (request.editorLine !== undefined && !(Number.isSafeInteger(request.editorLine) && request.editorLine >= 1))
-    return refused(EDITOR_LINE_INVALID);
+    return refused(EDITOR_LINE_MESSAGE);
 
   const setup = await editorSetup(services);
   if (!setup.terminal || setup.argv === null) return refused(NO_TERMINAL_EDITOR);

@@ -42,7 +42,7 @@ export async function sessionCwd(services: SessionCwdServices, id: string): Prom
  * Whether the session's agent is mid-turn (streaming, compacting, or a prompt being set up): review actions on
  * its repository say so instead of racing the agent's own edits.
  */
-export function sessionAgentBusy(host: RuntimeHost, id: string): boolean {
+function sessionAgentBusy(host: RuntimeHost, id: string): boolean {
   const handle = host.get(id);
   if (handle === undefined) return false;
   const { state } = handle.active();

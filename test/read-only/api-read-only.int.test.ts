@@ -4,7 +4,8 @@
  * written by the real pi SDK, pi's version-1 fixtures, version 2, a CLI session without a thinking level, a
  * research session, foreign models, a missing cwd, 300 generated sessions). For EVERY session it reads what
  * the client reads to show it: the list, the detail, the export, the events socket focused on it (until its
- * roster arrives), the session by path, the folder listing of its cwd. Afterwards every file of the agent dir
+ * roster arrives), the session by path, the folder listing of its cwd, the Git review of its cwd and the preview
+ * of a file link in it (the workspace panel). Afterwards every file of the agent dir
  * has the bytes, size and mtime it had before the server started, and no runtime was opened: the host knows
  * none, and the only worker process seen is the server's spare (started with it, as api/main.ts does: pi
  * imported, no session), still the same process, so viewing never took it to open a session.
@@ -152,6 +153,18 @@ describe("viewing every session through the API", { timeout: 600_000 }, () => {
       if (folder.status >= 500 && session.kind !== "cwd-gone" && !session.kind.startsWith("generated") && session.kind !== "v1") {
         problems.push(`${session.kind} ${session.id}: fs ${folder.status} ${folder.text.slice(0, 200)}`);
       }
+      // The workspace panel's reads (issue 14): the header's change count and a file link's resolution.
+      const review = await get(server, `/api/pi/review?cwd=${encodeURIComponent(session.cwd)}`);
+      if (review.status !== 200 && fs.existsSync(session.cwd)) {
+        problems.push(`${session.kind} ${session.id}: review ${review.status} ${review.text.slice(0, 200)}`);
+      }
+      const link = await fetch(`${server.url}/api/pi/sessions/${id}/file`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ action: "preview", href: "README.md" }),
+      });
+      if (link.status !== 200)
+        problems.push(`${session.kind} ${session.id}: file preview ${link.status} ${(await link.text()).slice(0, 200)}`);
     });
     const relisted = await get(server, "/api/pi/sessions");
     expect(relisted.status).toBe(200);
