@@ -18,13 +18,13 @@ import { startE2eServer, type E2eServer } from "../e2e/support/e2e-server.ts";
 import { EventCollector } from "../../api/runtime-api.fixture.ts";
 import {
   buildPiCorpusTemplate,
-  childProcessesOf,
   diffSnapshots,
   installReadOnlyAgentDir,
   snapshotTree,
   type PiCorpusTemplate,
   type ReadOnlySession,
   type TreeSnapshot,
+  workerProcessesOf,
 } from "./read-only.fixture.ts";
 
 /** Requests in flight at once (a 2-core machine shared with other suites). */
@@ -57,7 +57,10 @@ describe("viewing every session through the API", { timeout: 600_000 }, () => {
   let server: E2eServer | null = null;
   let sessions: ReadOnlySession[] = [];
   let before: TreeSnapshot | null = null;
-  /** Child processes of this process (the server runs in it) seen while viewing, beyond those there before. */
+  /**
+   * Worker processes of this process (the server runs in it) seen while viewing, beyond those there before. Only
+   * runtime workers count: the Git review runs `git` as short-lived children, which a sampler sometimes catches.
+   */
   const startedChildren = new Set<number>();
   let preexisting = new Set<number>();
   let sampler: NodeJS.Timeout | null = null;
@@ -67,10 +70,10 @@ describe("viewing every session through the API", { timeout: 600_000 }, () => {
   beforeAll(async () => {
     template = await buildPiCorpusTemplate();
     const built = template;
-    preexisting = new Set(childProcessesOf(process.pid));
+    preexisting = new Set(workerProcessesOf(process.pid));
     // Sampled from before the server starts: a worker that comes and goes between two samples still shows.
     sampler = setInterval(() => {
-      for (const pid of childProcessesOf(process.pid)) if (!preexisting.has(pid)) startedChildren.add(pid);
+      for (const pid of workerProcessesOf(process.pid)) if (!preexisting.has(pid)) startedChildren.add(pid);
     }, 100);
     server = await startE2eServer({
       turns: [],
@@ -266,7 +269,7 @@ describe("viewing every session through the API", { timeout: 600_000 }, () => {
 
     // A session whose folder is gone never starts a runtime.
     const gone = sessions.find((s) => s.kind === "cwd-gone");
-    const workers = childProcessesOf(process.pid).length;
+    const workers = workerProcessesOf(process.pid).length;
     const refused = await fetch(`${server.url}/api/pi/active-session`, {
       method: "POST",
       headers: { "content-type": "application/json" },
@@ -276,7 +279,7 @@ describe("viewing every session through the API", { timeout: 600_000 }, () => {
       status: 409,
       body: JSON.stringify({ error: `This session's folder ${gone?.cwd ?? ""} no longer exists, so it can be read but not run.` }),
     });
-    expect.soft(childProcessesOf(process.pid).length, "workers after the refused open").toBe(workers);
+    expect.soft(workerProcessesOf(process.pid).length, "workers after the refused open").toBe(workers);
 
     // Closing the runtimes (the server stops) writes nothing either.
     const open = snapshotTree(server.agentDir);
