@@ -38,6 +38,8 @@ describe("GET /api/pi/info", () => {
         reviewWatch: CAPABILITIES.reviewWatch,
         terminal: CAPABILITIES.terminal,
         fileLinks: CAPABILITIES.fileLinks,
+        sessionTree: CAPABILITIES.sessionTree,
+        fullTextSearch: CAPABILITIES.fullTextSearch,
         piSettings: CAPABILITIES.piSettings,
         tracing: CAPABILITIES.tracing,
       },

@@ -53,6 +53,7 @@ import { openReadSide, type ReadSide } from "../adapters/read-side/read-side.ts"
 import { trackRouteMethods } from "./route-methods.ts";
 import { runtimeActionsRoutes } from "./runtime-actions.routes.ts";
 import type { RuntimeHostView } from "./runtime-host.ts";
+import { sessionTreeRoutes } from "./session-tree.routes.ts";
 import { createRuntimePreviewer, type RuntimePreviewer } from "./runtime-preview.ts";
 import { sessionResetRoutes } from "./session-reset.routes.ts";
 import { sessionWriteRoutes } from "./session-write.routes.ts";
@@ -63,6 +64,7 @@ import { piSettingsRoutes, settingsNoStore } from "./pi-settings.routes.ts";
 import { filesRoutes } from "./files.routes.ts";
 import { reviewRoutes } from "./review.routes.ts";
 import { reviewActionsRoutes } from "./review-actions.routes.ts";
+import { searchRoutes } from "./search.routes.ts";
 import { terminalRoutes } from "./terminal.routes.ts";
 import { prepareEditorTerminal } from "../adapters/file-links/editor-terminal.ts";
 import { createPiSettingsService, type OpenRuntimesView, type PiSettingsService } from "../adapters/pi-settings/pi-settings-service.ts";
@@ -228,6 +230,14 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
   });
   const services: AppServices = { epoch, dataDir, agentDir, readSide, runtimeHost, host, previewer, settings };
   app.decorate("leyline", services);
+  // A runtime's leaf moved by a /tree navigation lives in the runtime until its next write: the session's detail
+  // and tree show that branch meanwhile (in order: each move waits for the same ready promise).
+  const leafMoves = host.leafMoves$.subscribe(({ file, leaf }) => {
+    readSide
+      .ready()
+      .then((ready) => ready.details.moveLeaf(file, leaf))
+      .catch(() => undefined);
+  });
   // Workers first (they may still append to session files), then the index records what they wrote (a
   // warm start serves the stored list before it re-checks the disk), then the index and the database. The
   // workers go in preClose, before the HTTP server waits for its open requests: a subagent run is one long
@@ -246,6 +256,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
   app.addHook("preClose", stopWorkers);
   app.addHook("onClose", async () => {
     await stopWorkers();
+    leafMoves.unsubscribe();
     const index = readSide.current()?.index;
     if (index !== undefined && written.length > 0) {
       await index
@@ -351,6 +362,8 @@ async function registerAll(
     now: () => performance.now(),
   });
   await app.register(sessionsRoutes, { readSide, runtimeHost });
+  await app.register(searchRoutes, { readSide });
+  await app.register(sessionTreeRoutes, { readSide, runtimeHost });
   await app.register(exportRoutes, { readSide, runtimeHost, version });
   await app.register(sessionWriteRoutes, { readSide, host, previewer });
   await app.register(sessionResetRoutes, { readSide, host });

@@ -6,10 +6,20 @@
  * refused editor command) answers 400 with the current FileSettings fields and `error` (spec), through the
  * route's own error handler; anything else goes on to the app's handler. The file route answers resolution,
  * approval, preview and launch failures in the descriptor (200); an unknown session is 404.
+ * GET /api/pi/sessions/:id/file-mentions?q= (Leyline's addition): the project files for `@file` completion; a
+ * session whose folder is gone has none.
  */
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import { ERROR_STATUS } from "../domain/contract/error-codes.ts";
-import { getFileSettings, saveFileSettings, sessionFileAction, type FileSettingsRejected } from "../domain/contract/http-files.ts";
+import {
+  fileMentions,
+  getFileSettings,
+  saveFileSettings,
+  sessionFileAction,
+  type FileSettingsRejected,
+} from "../domain/contract/http-files.ts";
+import { fileMentionsOf } from "../adapters/file-mentions/file-mentions.ts";
+import { createProjectFileLister } from "../adapters/file-mentions/project-files.ts";
 import { ServiceError } from "../domain/service-error.ts";
 import { sessionFileAction as runFileAction } from "../adapters/file-links/file-actions.ts";
 import type { FileLinkServices } from "../adapters/file-links/file-link-services.ts";
@@ -55,4 +65,10 @@ export const filesRoutes: FastifyPluginAsync<FilesRoutesOptions> = async (app, o
   api.post(sessionFileAction.url, { schema: sessionFileAction.schema }, async (request) =>
     runFileAction(services, request.params.id, request.body),
   );
+
+  const mentions = { ...services, projectFiles: createProjectFileLister() };
+  api.get(fileMentions.url, { schema: fileMentions.schema }, async (request) => {
+    const { q, limit } = request.query;
+    return fileMentionsOf(mentions, request.params.id, q ?? "", limit === undefined ? undefined : Number(limit));
+  });
 };

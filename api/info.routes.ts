@@ -24,6 +24,10 @@ export const CAPABILITIES = {
   terminal: true,
   /** Local file actions and the Files settings section. */
   fileLinks: true,
+  /** The session tree (GET .../tree and .../branch, navigate, labels): Leyline's addition. */
+  sessionTree: true,
+  /** Full-text search over every message of every session (GET /api/pi/search): Leyline's addition. */
+  fullTextSearch: true,
   /** Models & providers and MCP server settings. */
   piSettings: true,
   /** Trace capture and trace views. */

@@ -77,16 +77,22 @@ export const runtimeActionsRoutes: FastifyPluginAsync<RuntimeActionsRoutesOption
     model: async (handle, body) => ({ ok: true, active: await handle.setModel(body) }),
     thinking: async (handle, body) => ({ ok: true, active: await handle.setThinkingLevel(body.level) }),
     fork: async (handle, body) => {
-      const forked = await host.fork(handle.sessionId, body.entryId);
-      return withDetail(forked, forked.active());
+      // pi's /fork: from a user message, the fork ends before it and its text goes back to the composer.
+      const { handle: forked, editorText } = await host.forkWithText(handle.sessionId, body.entryId, { position: "auto" });
+      return { ...(await withDetail(forked, forked.active())), ...(editorText !== null ? { editorText } : {}) };
     },
     mode: async (handle) => ({ ok: true, active: handle.active() }),
   };
 
   /** Scoped-only actions. */
-  const scopedOnly: Actions<"queue" | "ultrafast"> = {
+  const scopedOnly: Actions<"queue" | "ultrafast" | "navigate" | "label"> = {
     queue: async (handle, body) => ({ ok: true, active: await handle.queue(body) }),
     ultrafast: async (handle, body) => ({ ok: true, active: await handle.setUltrafast(body.enabled) }),
+    navigate: async (handle, body) => {
+      const { active, ...moved } = await handle.navigate(body);
+      return { ...(await withDetail(handle, active)), ...moved };
+    },
+    label: async (handle, body) => ({ ok: true, active: await handle.setLabel(body.entryId, body.label) }),
   };
 
   /** Legacy-only actions. */

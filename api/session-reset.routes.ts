@@ -44,7 +44,9 @@ export const sessionResetRoutes: FastifyPluginAsync<SessionResetRoutesOptions> =
   const api = typed(app);
 
   api.get(resetPreview.url, { schema: resetPreview.schema }, async (request): Promise<ResetPreview> => {
-    return resetPreviewOfFile(await fileOf(request.params.id), request.query.entryId);
+    // The branch the session shows: an open runtime's leaf may have moved without writing (a /tree navigation).
+    const moved = host.get(request.params.id)?.movedLeaf() ?? null;
+    return resetPreviewOfFile(await fileOf(request.params.id), request.query.entryId, moved === null ? undefined : moved.leafId);
   });
 
   api.post(resetUndo.url, { schema: resetUndo.schema }, async (request): Promise<ResetUndoResponse> => {

@@ -11,7 +11,9 @@
 import { cwdMissingMessage, type SessionDetail, type SessionDetailSession, type SessionReadOnly } from "../domain/session-detail.ts";
 import { sessionSettingsOf } from "../domain/session-settings.ts";
 import { FIRST_MESSAGE_LIMIT, truncateText } from "../domain/session-summary.ts";
+import { branchEntries, effectiveLeaf, type MovedLeaf } from "../domain/session-tree-view.ts";
 import { withResearchAnnotations } from "../domain/transcript/research-transcript.ts";
+import { transcriptOfPath } from "../domain/transcript/transcript-builder.ts";
 import type { TranscriptEntry } from "../domain/transcript/transcript-types.ts";
 import {
   selectResearchState,
@@ -58,6 +60,16 @@ export function contextTokensOf(entries: readonly TranscriptEntry[]): number | n
   return null;
 }
 
+/**
+ * The transcript a session shows: the folded active branch, or, while a runtime's leaf moved without writing
+ * (`moved`, domain/session-tree-view.ts `effectiveLeaf`), the branch ending at that leaf (built from its path).
+ */
+export function selectBranchTranscript(state: TranscriptState, moved: MovedLeaf | null | undefined): TranscriptEntry[] {
+  const leaf = effectiveLeaf(state.tree, moved);
+  if (leaf === state.tree.leafId) return selectTranscript(state);
+  return transcriptOfPath(branchEntries(state.tree, leaf));
+}
+
 /** `readOnly` of a session whose cwd is `cwd`: null while the folder exists. */
 export function readOnlyOf(cwd: string, cwdExists: (cwd: string) => boolean): SessionReadOnly | null {
   return cwd !== "" && !cwdExists(cwd) ? { reason: "cwd-missing", message: cwdMissingMessage(cwd) } : null;
@@ -76,6 +88,7 @@ export function selectSessionDetail(
   states: Readonly<Record<string, unknown>>,
   file: { path: string; mtimeMs: number; version?: number | null },
   cwdExists: (cwd: string) => boolean,
+  moved?: MovedLeaf | null,
 ): SessionDetail | null {
   const summaryState = states[sessionSummaryProjection.name] as SessionSummaryState | undefined;
   const transcriptState = states[transcriptProjection.name] as TranscriptState | undefined;
@@ -83,7 +96,7 @@ export function selectSessionDetail(
   const summary = selectSessionSummary(summaryState, file);
   if (summary === null) return null;
   const research = selectResearchState(summaryState);
-  const entries = withResearchAnnotations(selectTranscript(transcriptState), research);
+  const entries = withResearchAnnotations(selectBranchTranscript(transcriptState, moved), research);
   const fallbackTime = new Date(Number.isFinite(file.mtimeMs) ? file.mtimeMs : 0).toISOString();
   const settings = sessionSettingsOf(entries);
   const session: SessionDetailSession = {

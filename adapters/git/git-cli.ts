@@ -12,7 +12,7 @@
  * - Bounded: a timeout and a largest output; a caller that needs to cap a diff passes a smaller `maxBytes` and
  *   gets `truncated: true` instead of an error.
  */
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 
 export interface GitRunOptions {
   /** The working directory git runs in. */
@@ -52,8 +52,11 @@ export class GitError extends Error {
 const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
 const DEFAULT_TIMEOUT_MS = 30_000;
 
-/** Configuration every run gets: plain, unquoted output. */
-const FIXED_CONFIG = ["-c", "core.quotePath=false", "-c", "color.ui=false", "-c", "core.pager=cat"];
+/**
+ * Configuration every run gets: plain, unquoted output, and no file-system monitor: a repository's own config may
+ * name any program as `core.fsmonitor`, which git would run on nearly every command (a listing, a status).
+ */
+const FIXED_CONFIG = ["-c", "core.quotePath=false", "-c", "color.ui=false", "-c", "core.pager=cat", "-c", "core.fsmonitor=false"];
 
 function gitEnv(writes: boolean): NodeJS.ProcessEnv {
   return {
@@ -84,11 +87,18 @@ export function runGit(args: readonly string[], options: GitRunOptions): Promise
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
   const okCodes = options.okCodes ?? [0];
   return new Promise((resolve, reject) => {
-    const child = spawn("git", [...FIXED_CONFIG, ...args], {
-      cwd: options.cwd,
-      env: gitEnv(options.writes ?? false),
-      stdio: ["pipe", "pipe", "pipe"],
-    });
+    let child: ChildProcessWithoutNullStreams;
+    try {
+      child = spawn("git", [...FIXED_CONFIG, ...args], {
+        cwd: options.cwd,
+        env: gitEnv(options.writes ?? false),
+        stdio: ["pipe", "pipe", "pipe"],
+      });
+    } catch (error) {
+      // e.g. a cwd that is a file (ENOTDIR is thrown, not emitted)
+      reject(new GitError(error instanceof Error ? error.message : String(error), null, ""));
+      return;
+    }
     const chunks: Buffer[] = [];
     let size = 0;
     let truncated = false;

@@ -21,6 +21,10 @@ import fs from "node:fs";
 import type { SessionUnavailableData } from "../../domain/live/live-messages.ts";
 import type { SessionDetail, SessionDetailSession } from "../../domain/session-detail.ts";
 import { diffTranscript, type TranscriptDelta } from "../../domain/transcript/transcript-delta.ts";
+import { effectiveLeaf, sessionTreeView, type MovedLeaf, type TreeSince } from "../../domain/session-tree-view.ts";
+import { entryOf, pathTo, type SessionTreeState } from "../../domain/session-tree.ts";
+import { withResearchAnnotations } from "../../domain/transcript/research-transcript.ts";
+import { transcriptOfPath } from "../../domain/transcript/transcript-builder.ts";
 import { selectSessionDetail } from "../../projections/session-detail.ts";
 import { sessionSummaryProjection } from "../../projections/session-summary.projection.ts";
 import { transcriptProjection, type TranscriptState } from "../../projections/transcript.projection.ts";
@@ -70,6 +74,12 @@ export interface DetailJson {
   readonly json: Uint8Array[] | null;
 }
 
+/** Another read model of a file, asked for with `read`. */
+export type DetailQuery = { readonly kind: "tree"; readonly since?: TreeSince } | { readonly kind: "branch"; readonly leafId: string };
+
+/** The answer to a `read`: the JSON, or whether the file (not a session, or gone) or the entry was missing. */
+export type ReadResult = { readonly sessionId: string; readonly json: Uint8Array } | { readonly missing: "file" | "entry" };
+
 export interface DetailFeedHost {
   /** Starts feed `feed`: the detail of `file` for subscribers that know it as `sessionId`. */
   open(feed: number, file: string, sessionId: string): void;
@@ -81,6 +91,13 @@ export interface DetailFeedHost {
    * a `version` the asker holds the JSON of (it is left out when still current).
    */
   detail(file: string, known?: string): Promise<DetailJson | null>;
+  /**
+   * The tree of a file (domain/session-tree-view.ts SessionTreeView, with the leaf it shows) or the transcript of
+   * one branch (`{ sessionId, leafId, entries }`), as JSON, up to date with the file.
+   */
+  read(file: string, query: DetailQuery): Promise<ReadResult>;
+  /** A runtime's leaf of `file` moved without writing, or that ended (null): the detail shows that branch meanwhile. */
+  moveLeaf(file: string, leaf: MovedLeaf | null): void;
   /** Files open now (with feeds, or kept). */
   openFiles(): number;
   /** Closes every feed and file (nobody uses the host now); it stays usable. */
@@ -105,9 +122,13 @@ const MISSING = "The session file no longer exists";
 /** Loading progress is reported in steps of at least this fraction of the file. */
 const PROGRESS_STEP = 0.02;
 
-function leafOf(states: SessionTailSnapshot["states"]): string | null {
+function leafOf(states: SessionTailSnapshot["states"], moved: MovedLeaf | undefined): string | null {
   const transcript = states[transcriptProjection.name] as TranscriptState | undefined;
-  return transcript?.tree.leafId ?? null;
+  return transcript === undefined ? null : effectiveLeaf(transcript.tree, moved);
+}
+
+function treeOf(states: SessionTailSnapshot["states"]): SessionTreeState | null {
+  return (states[transcriptProjection.name] as TranscriptState | undefined)?.tree ?? null;
 }
 
 /** The delta between two states; null when nothing a subscriber sees changed. */
@@ -161,6 +182,8 @@ export function createDetailFeedHost(options: DetailFeedHostOptions): DetailFeed
   const keepBytes = options.keepBytes ?? 256 * 1024 * 1024;
   const cwdExists = options.cwdExists ?? fs.existsSync;
   const files = new Map<string, FileFeed>();
+  /** Leaves runtimes moved without writing, by file (kept while the file ends where the move holds against). */
+  const movedLeaves = new Map<string, MovedLeaf>();
   const feedFiles = new Map<number, FileFeed>();
   /** Tells this host's versions from those of an earlier one (a restarted worker). */
   const hostId = randomUUID();
@@ -202,10 +225,19 @@ export function createDetailFeedHost(options: DetailFeedHostOptions): DetailFeed
       markGone(file, snapshot.exists ? NOT_A_SESSION : MISSING);
       return;
     }
+    let moved = movedLeaves.get(file.file);
+    const tree = treeOf(snapshot.states);
+    if (moved !== undefined && tree !== null && moved.lastEntryId !== tree.leafId) {
+      // A write since the move ended it (pi appends under its leaf): forget it. A fold that has not reached the
+      // move's last entry yet only shows the file's leaf meanwhile.
+      if (moved.lastEntryId === null || entryOf(tree, moved.lastEntryId) !== undefined) movedLeaves.delete(file.file);
+      moved = undefined;
+    }
     const detail = selectSessionDetail(
       snapshot.states,
       { path: file.file, mtimeMs: snapshot.mtimeMs, version: snapshot.stats.version },
       cwdExists,
+      moved,
     );
     if (detail === null) {
       markGone(file, NOT_A_SESSION);
@@ -213,7 +245,7 @@ export function createDetailFeedHost(options: DetailFeedHostOptions): DetailFeed
     }
     file.gone = null;
     const before = file.state;
-    const next: DetailState = { path: file.file, revision: file.revision + 1, detail, leafId: leafOf(snapshot.states) };
+    const next: DetailState = { path: file.file, revision: file.revision + 1, detail, leafId: leafOf(snapshot.states, moved) };
     if (before === null) {
       file.revision = next.revision;
       file.state = next;
@@ -353,6 +385,40 @@ export function createDetailFeedHost(options: DetailFeedHostOptions): DetailFeed
       if (file.json === null || file.json.revision !== state.revision)
         file.json = { revision: state.revision, parts: serializeDetail(state.detail) };
       return { ...answer, json: file.json.parts };
+    },
+    async read(path, query) {
+      if (closed) return { missing: "file" };
+      const file = openFile(path);
+      await file.settled;
+      await file.tail.refresh().catch(() => undefined);
+      file.lastUsed = ++useClock;
+      trim();
+      const snapshot = file.tail.current();
+      const state = file.state;
+      const tree = snapshot === null ? null : treeOf(snapshot.states);
+      if (state === null || tree === null) return { missing: "file" };
+      const sessionId = state.detail.session.id;
+      if (query.kind === "tree")
+        return { sessionId, json: Buffer.from(JSON.stringify(sessionTreeView(tree, sessionId, state.leafId, query.since)), "utf8") };
+      if (entryOf(tree, query.leafId) === undefined) return { missing: "entry" };
+      const entries = withResearchAnnotations(transcriptOfPath(pathTo(tree, query.leafId)), state.detail.session.research);
+      return { sessionId, json: Buffer.from(JSON.stringify({ sessionId, leafId: query.leafId, entries }), "utf8") };
+    },
+    moveLeaf(path, leaf) {
+      const before = movedLeaves.get(path);
+      if (leaf === null) movedLeaves.delete(path);
+      else movedLeaves.set(path, leaf);
+      if (before?.leafId === leaf?.leafId && before?.lastEntryId === leaf?.lastEntryId) return;
+      const file = files.get(path);
+      const snapshot = file?.tail.current() ?? null;
+      if (file === undefined || snapshot === null) return;
+      try {
+        onSnapshot(file, snapshot);
+      } catch (error) {
+        markGone(file, error instanceof Error ? error.message : String(error));
+      }
+      // The runtime wrote up to the move's last entry: a fold behind it catches up (its change reaches onSnapshot).
+      file.tail.refresh().catch(() => undefined);
     },
     openFiles: () => files.size,
     reset() {

@@ -5,12 +5,15 @@
 import type { Static } from "typebox";
 import type {
   DetailJson as DetailJsonSchema,
+  DetailQuery as DetailQuerySchema,
+  ReadResult as ReadResultSchema,
   DetailWorkerReply as DetailWorkerReplySchema,
   DetailWorkerRequest as DetailWorkerRequestSchema,
   FeedMessage as FeedMessageSchema,
 } from "../../domain/contract/detail-worker-ipc.ts";
 import type { SameType } from "../../domain/contract/schema-kit.ts";
-import type { DetailJson, FeedMessage } from "./detail-feed-host.ts";
+import type { MovedLeaf } from "../../domain/session-tree-view.ts";
+import type { DetailJson, DetailQuery, FeedMessage, ReadResult } from "./detail-feed-host.ts";
 
 export type DetailWorkerRequest =
   | { readonly type: "open"; readonly feed: number; readonly file: string; readonly sessionId: string }
@@ -19,15 +22,20 @@ export type DetailWorkerRequest =
   /** `known`: the version the main thread holds the JSON of (the answer then leaves the JSON out). */
   | { readonly type: "detail"; readonly request: number; readonly file: string; readonly known?: string }
   /** Nobody on the main thread uses the worker now: close every file. */
-  | { readonly type: "reset" };
+  | { readonly type: "reset" }
+  | { readonly type: "read"; readonly request: number; readonly file: string; readonly query: DetailQuery }
+  | { readonly type: "moveLeaf"; readonly file: string; readonly leaf: MovedLeaf | null };
 
 export type DetailWorkerReply =
   | { readonly type: "ready" }
   | FeedMessage
-  | { readonly type: "detail"; readonly request: number; readonly result: DetailJson | null; readonly error?: string };
+  | { readonly type: "detail"; readonly request: number; readonly result: DetailJson | null; readonly error?: string }
+  | { readonly type: "read"; readonly request: number; readonly result: ReadResult | null; readonly error?: string };
 
 const _request: SameType<Static<typeof DetailWorkerRequestSchema>, DetailWorkerRequest> = true;
 const _reply: SameType<Static<typeof DetailWorkerReplySchema>, DetailWorkerReply> = true;
 const _feed: SameType<Static<typeof FeedMessageSchema>, FeedMessage> = true;
 const _json: SameType<Static<typeof DetailJsonSchema>, DetailJson> = true;
-void [_request, _reply, _feed, _json];
+const _query: SameType<Static<typeof DetailQuerySchema>, DetailQuery> = true;
+const _read: SameType<Static<typeof ReadResultSchema>, ReadResult> = true;
+void [_request, _reply, _feed, _json, _query, _read];

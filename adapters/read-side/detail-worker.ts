@@ -25,6 +25,16 @@ port.on("message", (request: DetailWorkerRequest) => {
     case "reset":
       host.reset();
       return;
+    case "moveLeaf":
+      host.moveLeaf(request.file, request.leaf);
+      return;
+    case "read":
+      host.read(request.file, request.query).then(
+        (result) => send({ type: "read", request: request.request, result }),
+        (error: unknown) =>
+          send({ type: "read", request: request.request, result: null, error: error instanceof Error ? error.message : String(error) }),
+      );
+      return;
     case "detail":
       host.detail(request.file, request.known).then(
         (result) => send({ type: "detail", request: request.request, result }),

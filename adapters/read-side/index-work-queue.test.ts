@@ -32,6 +32,22 @@ describe("the session index's work queue", () => {
     expect(queue.current()).toBeNull();
   });
 
+  it("an empty batch starts nothing and does not stop later work (the search indexer lists no session at first)", async () => {
+    const runs: string[][] = [];
+    const queue = createIndexWorkQueue(
+      async (paths) => {
+        runs.push([...paths]);
+      },
+      () => undefined,
+    );
+    queue.open();
+    await queue.enqueue(batch([]));
+    expect(queue.current()).toBeNull();
+    await queue.enqueue(batch(["/a"]));
+    expect(runs).toEqual([["/a"]]);
+    expect(queue.current()).toBeNull();
+  });
+
   it("runs the first pass before queued work, reports a batch's error and goes on", async () => {
     const order: string[] = [];
     const errors: unknown[] = [];

@@ -62,8 +62,9 @@ export function createIndexWorkQueue(
     for (const p of batch.paths) dirtyPaths.add(p);
     for (const f of batch.folders) dirtyFolders.add(f);
     if (!opened) return openGate.then(() => enqueue({ paths: new Set(), folders: new Set() }));
-    if (draining === null) draining = drain();
-    return draining;
+    // Nothing to do starts no drain: a drain of nothing would end (and clear `draining`) before it is assigned.
+    if (draining === null && (dirtyPaths.size > 0 || dirtyFolders.size > 0)) draining = drain();
+    return draining ?? Promise.resolve();
   }
 
   return {

@@ -2,19 +2,24 @@
  * The read side as app-scoped services: leyline.sqlite (migrations run on open) and the session index over
  * pi's sessions folder. Opening starts at once and runs in the background, so the server can listen while
  * it scans; /internal/ready answers 503 until both are ready, and routes that need them wait for `ready()`.
- * `close()` (the app's onClose) closes the index, then the database.
+ * Full-text search (adapters/search/search-indexer.ts) is indexed from the index's changes, starting a little
+ * after the index is ready (it never delays it). `close()` (the app's onClose) closes search, the index, then
+ * the database.
  */
 import type { SessionSummary } from "../../domain/session-summary.ts";
 import { createPiSessionIndex } from "./pi-session-index.ts";
 import type { SessionIndex } from "./session-index.ts";
 import { createSessionDetailFeeds, type SessionDetailFeeds } from "./session-detail-feeds.ts";
 import { openLeylineDatabase, type LeylineDatabaseHandle } from "../sqlite/database.ts";
+import { createSearchIndexer, type SearchIndexer } from "../search/search-indexer.ts";
 
 export interface ReadSideServices {
   readonly database: LeylineDatabaseHandle;
   readonly index: SessionIndex<SessionSummary>;
   /** Session details kept live for sockets and GET /api/pi/sessions/:id (adapters/read-side/session-detail-feeds.ts). */
   readonly details: SessionDetailFeeds;
+  /** Full-text search over every listed session (adapters/search/search-indexer.ts). */
+  readonly search: SearchIndexer;
 }
 
 export type ReadSidePhase = "opening-database" | "indexing" | "ready" | "failed" | "closed";
@@ -46,6 +51,7 @@ export function openReadSide(options: ReadSideOptions): ReadSide {
   let closing = false;
   let database: LeylineDatabaseHandle | null = null;
   let index: SessionIndex<SessionSummary> | null = null;
+  let search: SearchIndexer | null = null;
 
   const opened = (async (): Promise<ReadSideServices> => {
     database = await openLeylineDatabase({ dataDir: options.dataDir });
@@ -59,7 +65,13 @@ export function openReadSide(options: ReadSideOptions): ReadSide {
     });
     await index.ready;
     if (closing) throw new Error("The read side was closed while it opened");
-    services = { database, index, details: createSessionDetailFeeds() };
+    search = createSearchIndexer({
+      db: database.db,
+      index,
+      ...(options.onError !== undefined ? { onError: options.onError } : {}),
+    });
+    search.start();
+    services = { database, index, details: createSessionDetailFeeds(), search };
     phase = "ready";
     return services;
   })();
@@ -82,6 +94,8 @@ export function openReadSide(options: ReadSideOptions): ReadSide {
       phase = "closed";
       services?.details.close();
       services = null;
+      const openSearch = search as SearchIndexer | null;
+      if (openSearch !== null) await openSearch.close();
       const openIndex = index as SessionIndex<SessionSummary> | null;
       const openDatabase = database as LeylineDatabaseHandle | null;
       if (openIndex !== null) await openIndex.close();

@@ -13,7 +13,8 @@
  */
 import { Worker } from "node:worker_threads";
 import type { SessionDetail } from "../../domain/session-detail.ts";
-import type { DetailJson, FeedMessage } from "./detail-feed-host.ts";
+import type { MovedLeaf } from "../../domain/session-tree-view.ts";
+import type { DetailJson, DetailQuery, FeedMessage, ReadResult } from "./detail-feed-host.ts";
 import type { DetailWorkerReply, DetailWorkerRequest } from "./detail-worker-protocol.ts";
 
 export interface DetailSubscriber {
@@ -43,6 +44,13 @@ export interface SessionDetailFeeds {
   detailJson(file: string): Promise<DetailBody | null>;
   /** The same, parsed (for the few callers that need the object). */
   detail(file: string): Promise<SessionDetail | null>;
+  /** The tree of a file or one branch's transcript as JSON (detail-feed-host.ts `read`). */
+  read(
+    file: string,
+    query: DetailQuery,
+  ): Promise<{ readonly sessionId: string; readonly json: Buffer } | { readonly missing: "file" | "entry" }>;
+  /** A runtime's leaf of `file` moved without writing, or that ended (null): details show that branch meanwhile. */
+  moveLeaf(file: string, leaf: MovedLeaf | null): void;
   close(): void;
 }
 
@@ -74,6 +82,12 @@ class DetailWorkerLink {
     number,
     { file: string; known: string | undefined; resolve: (result: DetailJson | null) => void; reject: (error: Error) => void }
   >();
+  private readonly reads = new Map<
+    number,
+    { file: string; query: DetailQuery; resolve: (result: ReadResult | null) => void; reject: (error: Error) => void }
+  >();
+  /** Moved leaves by file, told again to a new worker. */
+  private readonly movedLeaves = new Map<string, MovedLeaf>();
 
   acquire(): void {
     this.users++;
@@ -101,10 +115,26 @@ class DetailWorkerLink {
     });
   }
 
+  read(file: string, query: DetailQuery): Promise<ReadResult | null> {
+    const request = this.id();
+    return new Promise((resolve, reject) => {
+      this.reads.set(request, { file, query, resolve, reject });
+      this.post({ type: "read", request, file, query });
+      this.updateRef();
+    });
+  }
+
+  moveLeaf(file: string, leaf: MovedLeaf | null): void {
+    if (leaf === null) this.movedLeaves.delete(file);
+    else this.movedLeaves.set(file, leaf);
+    // No worker yet: the leaf is told to it when it starts.
+    if (this.worker !== null) this.worker.postMessage({ type: "moveLeaf", file, leaf } satisfies DetailWorkerRequest);
+  }
+
   /** The worker keeps the process alive only while something waits for it (a request, a subscription). */
   updateRef(): void {
     if (this.worker === null) return;
-    if (this.requests.size > 0 || this.subscriptions.size > 0) this.worker.ref();
+    if (this.requests.size > 0 || this.reads.size > 0 || this.subscriptions.size > 0) this.worker.ref();
     else this.worker.unref();
   }
 
@@ -112,6 +142,7 @@ class DetailWorkerLink {
     if (this.worker !== null) return this.worker;
     const worker = startWorker();
     this.worker = worker;
+    for (const [file, leaf] of this.movedLeaves) worker.postMessage({ type: "moveLeaf", file, leaf } satisfies DetailWorkerRequest);
     worker.on("message", (reply: DetailWorkerReply) => this.onReply(reply));
     worker.on("error", () => undefined); // followed by "exit"
     worker.on("exit", () => {
@@ -122,6 +153,7 @@ class DetailWorkerLink {
       for (const [feed, subscription] of this.subscriptions)
         this.post({ type: "open", feed, file: subscription.file, sessionId: subscription.sessionId });
       for (const [request, pending] of this.requests) this.post({ type: "detail", request, file: pending.file });
+      for (const [request, pending] of this.reads) this.post({ type: "read", request, file: pending.file, query: pending.query });
       // (asked again without `known`: the new worker's versions are new)
     });
     // (after the listeners: adding a "message" listener refs the worker again)
@@ -135,6 +167,15 @@ class DetailWorkerLink {
       const pending = this.requests.get(reply.request);
       if (pending === undefined) return;
       this.requests.delete(reply.request);
+      this.updateRef();
+      if (reply.error !== undefined) pending.reject(new Error(reply.error));
+      else pending.resolve(reply.result);
+      return;
+    }
+    if (reply.type === "read") {
+      const pending = this.reads.get(reply.request);
+      if (pending === undefined) return;
+      this.reads.delete(reply.request);
       this.updateRef();
       if (reply.error !== undefined) pending.reject(new Error(reply.error));
       else pending.resolve(reply.result);
@@ -186,6 +227,8 @@ export function createSessionDetailFeeds(): SessionDetailFeeds {
   shared.acquire();
   const mine = new Set<number>();
   const feedOf = new WeakMap<() => void, number>();
+  /** Files whose moved leaf this instance told the shared worker (forgotten when it closes). */
+  const movedByMe = new Set<string>();
   let closed = false;
 
   const detailJson = async (file: string): Promise<DetailBody | null> => {
@@ -232,6 +275,18 @@ export function createSessionDetailFeeds(): SessionDetailFeeds {
       const body = await detailJson(file);
       return body === null ? null : (JSON.parse(body.json.toString("utf8")) as SessionDetail);
     },
+    async read(file, query) {
+      if (closed) return { missing: "file" };
+      const result = await shared.read(file, query);
+      if (result === null) return { missing: "file" };
+      return "json" in result ? { sessionId: result.sessionId, json: asBuffer(result.json) } : result;
+    },
+    moveLeaf(file, leaf) {
+      if (closed) return;
+      if (leaf === null) movedByMe.delete(file);
+      else movedByMe.add(file);
+      shared.moveLeaf(file, leaf);
+    },
     close() {
       if (closed) return;
       closed = true;
@@ -241,6 +296,8 @@ export function createSessionDetailFeeds(): SessionDetailFeeds {
       }
       // (a feed exists only once the worker does: nothing above starts one)
       mine.clear();
+      for (const file of movedByMe) shared.moveLeaf(file, null);
+      movedByMe.clear();
       shared.updateRef();
       shared.release();
     },

@@ -6,7 +6,7 @@
 import type { PromptQueueState } from "../../domain/prompt-queue/prompt-queue-types.ts";
 
 /** What holds the per-runtime submission lock (spec "Prompt"): prompts answer 500 and dispatch waits meanwhile. */
-export type ConfigChange = "model change" | "Ultrafast change";
+export type ConfigChange = "model change" | "Ultrafast change" | "tree navigation";
 
 /**
  * Where the runtime stands between a request and pi's own state.

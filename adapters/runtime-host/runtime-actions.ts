@@ -21,6 +21,7 @@ import type { SessionEntry } from "../../domain/session-log.ts";
 import {
   type BashResultInfo,
   type CompactionResultInfo,
+  type RuntimeResultMap,
   THINKING_LEVELS,
   type ThinkingLevelName,
 } from "../runtime-protocol/runtime-protocol.ts";
@@ -37,6 +38,7 @@ export const ULTRAFAST_COMMAND_MISSING = "Ultrafast is not available in this run
 
 type BashRequest = Static<(typeof RUNTIME_ACTIONS)["bash"]["body"]>;
 type ModelRequest = Static<(typeof RUNTIME_ACTIONS)["model"]["body"]>;
+type NavigateRequest = Static<(typeof RUNTIME_ACTIONS)["navigate"]["body"]>;
 
 /** The saved entries of a session file, in file order (none when the file does not exist yet). */
 export function savedEntries(file: string | null): SessionEntry[] {
@@ -47,6 +49,20 @@ export function savedEntries(file: string | null): SessionEntry[] {
 
 function isUserMessage(entry: SessionEntry): boolean {
   return entry.type === "message" && entry.message.role === "user";
+}
+
+/**
+ * Runs a worker call about `entryId`; pi's "Entry <id> not found" (the worker checks with pi's own index, so the
+ * control plane never parses the file for it) answers 404.
+ */
+async function entryCall<T>(entryId: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    const missing = `Entry ${entryId} not found`;
+    if (error instanceof RuntimeHostError && error.message.endsWith(missing)) throw new RuntimeHostError("entry_not_found", missing);
+    throw error;
+  }
 }
 
 export interface RuntimeParts {
@@ -120,7 +136,10 @@ export function createRuntimeActions(parts: RuntimeParts) {
       if (!isUserMessage(entry)) throw new RuntimeHostError("invalid_request", `Entry ${entryId} is not a user message`);
       dispatcher.requireIdle("edit a prompt");
       dispatcher.requireNoTaskInFlight("edit a prompt");
-      const previousLeaf = entries.at(-1) ?? null;
+      // Where pi's leaf is now: the file's last entry, or where a /tree navigation moved it without writing.
+      const moved = publisher.movedLeaf();
+      const previousLeaf =
+        moved === null ? (entries.at(-1) ?? null) : moved.leafId === null ? null : (entries.find((e) => e.id === moved.leafId) ?? null);
       // Counts as a prompt being set up from here on: blocks queue dispatch and other actions until pi runs.
       await dispatcher.whileSettingUp(async () => {
         const moved = await supervision.call("navigateTree", { targetId: entryId });
@@ -238,6 +257,56 @@ export function createRuntimeActions(parts: RuntimeParts) {
       return publisher.active();
     },
 
+    /**
+     * POST .../navigate `{ entryId, summarize?, customInstructions?, label? }` (pi's `/tree`): the leaf moves to the
+     * entry (to a user message's parent, whose text comes back as `editorText` for the composer); nothing is
+     * deleted. Unknown entry 404; a busy runtime 500 (as the other blocked actions). With `summarize`, pi writes a
+     * branch summary of the path left behind (a model call). Without it nothing is written: the move lives in the
+     * runtime until its next write (the snapshot's `leaf`; the read side shows that branch meanwhile). A fresh
+     * snapshot is taken before answering, so the detail the route adds already shows the new branch.
+     */
+    async navigate(body: NavigateRequest): Promise<{ active: Active; editorText?: string; summaryEntryId?: string }> {
+      await ready();
+      dispatcher.requireIdle("navigate the session tree");
+      dispatcher.requireNoTaskInFlight("navigate the session tree");
+      let moved: RuntimeResultMap["navigateTree"] = { cancelled: true };
+      await dispatcher.underSubmissionLock("tree navigation", async () => {
+        moved = await entryCall(body.entryId, () =>
+          supervision.call(
+            "navigateTree",
+            {
+              targetId: body.entryId,
+              ...(body.summarize !== undefined ? { summarize: body.summarize } : {}),
+              ...(body.customInstructions !== undefined && body.customInstructions.trim() !== ""
+                ? { customInstructions: body.customInstructions }
+                : {}),
+              ...(body.label !== undefined && body.label.trim() !== "" ? { label: body.label.trim() } : {}),
+            },
+            // A branch summary is a model call (as long as a compaction's); interrupt stops it.
+            body.summarize === true ? { timeoutMs: 600_000 } : {},
+          ),
+        );
+        publisher.applySnapshot(await supervision.call("snapshot", {}));
+      });
+      if (moved.cancelled)
+        throw new RuntimeHostError(
+          "runtime_failed",
+          moved.aborted === true ? "The branch summary was stopped" : "The navigation was cancelled by an extension",
+        );
+      return {
+        active: publisher.active(),
+        ...(moved.editorText !== undefined ? { editorText: moved.editorText } : {}),
+        ...(moved.summaryEntryId !== undefined ? { summaryEntryId: moved.summaryEntryId } : {}),
+      };
+    },
+
+    /** POST .../label `{ entryId, label }`: pi's label entry (empty text clears); unknown entry 404. */
+    async setLabel(entryId: string, label: string): Promise<Active> {
+      await ready();
+      publisher.applySnapshot(await entryCall(entryId, () => supervision.call("setLabel", { entryId, label: label.trim() })));
+      return publisher.active();
+    },
+
     /** PATCH /api/pi/sessions/:id `{ name }`: whitespace collapsed, empty rejected (400). */
     async rename(name: string): Promise<Active> {
       const normalized = normalizeSessionName(name);
@@ -265,11 +334,14 @@ export function createRuntimeActions(parts: RuntimeParts) {
       dispatcher.requireIdle("reset");
       const file = publisher.identity().sessionFile;
       if (file === null || !fs.existsSync(file)) throw new RuntimeHostError("runtime_failed", "The session has no saved file yet");
-      // Validates the entry (404 unknown, 400 off the active branch) before anything is stopped.
-      checkResetEntry(file, entryId);
+      // Validates the entry (404 unknown, 400 off the active branch: the one the runtime shows, even when its leaf
+      // moved without writing) before anything is stopped.
+      const moved = publisher.movedLeaf();
+      const leaf = moved === null ? undefined : moved.leafId;
+      checkResetEntry(file, entryId, leaf);
       parts.forgetWorkerState();
       const { trashPath } = await supervision.restartAround({ sessionFile: file }, () =>
-        resetSessionFile(file, entryId, { trashDir: parts.trashDir(), now: clock.now() }),
+        resetSessionFile(file, entryId, { trashDir: parts.trashDir(), now: clock.now(), leaf }),
       );
       return { trashPath, active: publisher.active() };
     },

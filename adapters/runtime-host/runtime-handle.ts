@@ -16,6 +16,7 @@ import type { ResearchState } from "../../domain/research/research-types.ts";
 import type { RuntimeSessionEvent } from "../../domain/runtime/runtime-inputs.ts";
 import type { Active, CompactActive } from "../../domain/runtime/runtime-types.ts";
 import type { SessionSummary } from "../../domain/session-summary.ts";
+import type { MovedLeaf } from "../../domain/session-tree-view.ts";
 import type {
   BashResultInfo,
   ChildSessionOptions,
@@ -61,6 +62,8 @@ export interface RuntimeHandleOptions {
   onIdentityChanged?: (handle: RuntimeHandle, previousId: string) => void;
   /** `<agentDir>/leyline-trash` (reset copies); default: the one of PI_CODING_AGENT_DIR. */
   trashDir?: string;
+  /** pi's leaf of `file` moved without writing (a /tree navigation), or that ended (null). */
+  onLeafMoved?: (file: string, leaf: MovedLeaf | null) => void;
 }
 
 export class RuntimeHandle {
@@ -79,6 +82,10 @@ export class RuntimeHandle {
       waitingForUserChanged: () => supervision.noteProgress(),
       identityChanged: (previousId) => options.onIdentityChanged?.(this, previousId),
       snapshotApplied: () => dispatcher.dispatchIfIdle(),
+      leafMoved: (leaf) => {
+        const file = publisher.identity().sessionFile;
+        if (file !== null) options.onLeafMoved?.(file, leaf);
+      },
     });
     const supervision = createRuntimeSupervision({
       clock: options.clock,
@@ -294,7 +301,18 @@ export class RuntimeHandle {
   async close(timeoutMs = 5000): Promise<void> {
     if (this.supervision.status() === "closed") return;
     this.confirmations.cancelAll();
-    await this.supervision.close(timeoutMs);
+    try {
+      await this.supervision.close(timeoutMs);
+    } finally {
+      // A leaf moved without writing lives in the runtime only: pi reopens the file at its last entry.
+      const file = this.publisher.identity().sessionFile;
+      if (file !== null && this.publisher.movedLeaf() !== null) this.options.onLeafMoved?.(file, null);
+    }
+  }
+
+  /** pi's leaf when it moved without writing (a /tree navigation not yet followed by a write), else null. */
+  movedLeaf(): MovedLeaf | null {
+    return this.publisher.movedLeaf();
   }
 
   /**
@@ -441,6 +459,14 @@ export class RuntimeHandle {
     return this.actions.reload();
   }
 
+  navigate(...args: Parameters<RuntimeActions["navigate"]>): ReturnType<RuntimeActions["navigate"]> {
+    return this.actions.navigate(...args);
+  }
+
+  setLabel(...args: Parameters<RuntimeActions["setLabel"]>): Promise<Active> {
+    return this.actions.setLabel(...args);
+  }
+
   rename(...args: Parameters<RuntimeActions["rename"]>): Promise<Active> {
     return this.actions.rename(...args);
   }
@@ -457,14 +483,20 @@ export class RuntimeHandle {
     return this.actions.runToCompletion(...args);
   }
 
-  /** Used by the host's fork: opens `sourceFile` in this (fresh) handle's worker and forks there. */
-  async startFork(sourceFile: string, entryId: string, position: "before" | "at"): Promise<void> {
+  /**
+   * Used by the host's fork: opens `sourceFile` in this (fresh) handle's worker and forks there. `auto`: before a
+   * user message (pi's /fork), at any other entry. Answers the text of the user message it forked before (for the
+   * composer), else null.
+   */
+  async startFork(sourceFile: string, entryId: string, position: "before" | "at" | "auto"): Promise<string | null> {
     // An unknown entry is the client's error (404), not a worker failure: checked before a worker starts.
-    if (!savedEntries(sourceFile).some((entry) => entry.id === entryId))
-      throw new RuntimeHostError("entry_not_found", `Entry ${entryId} not found`);
+    const entry = savedEntries(sourceFile).find((candidate) => candidate.id === entryId);
+    if (entry === undefined) throw new RuntimeHostError("entry_not_found", `Entry ${entryId} not found`);
+    const where = position !== "auto" ? position : entry.type === "message" && entry.message.role === "user" ? "before" : "at";
     await this.start({ sessionFile: sourceFile });
-    const result = await this.supervision.call("fork", { entryId, position });
+    const result = await this.supervision.call("fork", { entryId, position: where });
     if (result.cancelled) throw new RuntimeHostError("runtime_failed", "The fork was cancelled by an extension");
     this.publisher.applySnapshot(result.snapshot);
+    return result.selectedText ?? null;
   }
 }

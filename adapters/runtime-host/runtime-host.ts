@@ -38,6 +38,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { filter, firstValueFrom, type Observable, Subject, take } from "rxjs";
+import type { MovedLeaf } from "../../domain/session-tree-view.ts";
 import { FauxScript } from "../runtime-protocol/faux-script.ts";
 import { API_URL_ENV, type NewSessionTarget, type WorkerOpenOptions } from "../runtime-protocol/runtime-protocol.ts";
 import { ForkedWorkerClient, type RuntimeWorkerClient } from "../runtime-client/worker-client.ts";
@@ -107,6 +108,12 @@ export class RuntimeHost {
   readonly fauxScript: FauxScript | null;
   private readonly subject = new Subject<HostEvent>();
   readonly events$: Observable<HostEvent> = this.subject.asObservable();
+  private readonly leafSubject = new Subject<{ readonly file: string; readonly leaf: MovedLeaf | null }>();
+  /**
+   * A runtime's leaf moved without writing (a /tree navigation) or that ended (null: a write, or the runtime closed):
+   * the read side shows the moved leaf's branch meanwhile (api/app.ts passes it to the detail feeds).
+   */
+  readonly leafMoves$ = this.leafSubject.asObservable();
   private readonly clock: HostClock;
   private readonly registered: RuntimeHandle[] = [];
   /** Handles still starting (they count toward capacity). */
@@ -256,18 +263,30 @@ export class RuntimeHost {
   /**
    * Forks `sourceId` at `entryId` into a NEW runtime (its own worker and file) and selects it. The source
    * runtime, its queue and native inputs stay as they are. `position`: "at" keeps the entry (default),
-   * "before" forks before a user message (pi's editor fork).
+   * "before" forks before a user message (pi's editor fork), "auto" is "before" for a user message, else "at".
    */
-  async fork(sourceId: string, entryId: unknown, options: { position?: "before" | "at" } = {}): Promise<RuntimeHandle> {
+  async fork(sourceId: string, entryId: unknown, options: { position?: "before" | "at" | "auto" } = {}): Promise<RuntimeHandle> {
+    return (await this.forkWithText(sourceId, entryId, options)).handle;
+  }
+
+  /** `fork`, with the text of the user message it forked before (pi's /fork hands it back for the composer). */
+  async forkWithText(
+    sourceId: string,
+    entryId: unknown,
+    options: { position?: "before" | "at" | "auto" } = {},
+  ): Promise<{ handle: RuntimeHandle; editorText: string | null }> {
     if (typeof entryId !== "string" || entryId === "") throw new RuntimeHostError("invalid_request", "entryId must be a non-empty string");
     const source = this.require(sourceId);
     if (source.active().state.isCompacting) throw new RuntimeHostError("action_blocked", "Cannot fork while the session is compacting");
     const file = source.sessionFile;
     if (source.fileDeleted()) throw new RuntimeHostError("session_not_found", SESSION_NOT_FOUND);
     if (file === null || !fs.existsSync(file)) throw new RuntimeHostError("runtime_failed", "Cannot fork an unsaved session");
-    const handle = await this.launch((fresh) => fresh.startFork(file, entryId, options.position ?? "at"));
+    let editorText: string | null = null;
+    const handle = await this.launch(async (fresh) => {
+      editorText = await fresh.startFork(file, entryId, options.position ?? "at");
+    });
     this.selected = handle.sessionId;
-    return handle;
+    return { handle, editorText };
   }
 
   /** Closes one runtime (DELETE, idle cleanup, eviction): disposes its worker, announces the removal. */
@@ -300,6 +319,7 @@ export class RuntimeHost {
       confirmationTimeoutMs: this.options.confirmationTimeoutMs ?? null,
       openTimeoutMs: this.options.openTimeoutMs ?? 60_000,
       trashDir: this.trashDir,
+      onLeafMoved: (file, leaf) => this.leafSubject.next({ file, leaf }),
       onIdentityChanged: (_handle, previousId) => {
         if (this.selected === previousId) this.selected = _handle.sessionId;
         this.emitGlobal("runtime_removed", { id: previousId });

@@ -66,13 +66,16 @@ function parseLines(bytes: Buffer): LineInfo[] {
   return lines;
 }
 
-/** Ids on the active branch (root … leaf), the leaf being the last entry of the file. */
-export function activeBranchIds(bytes: Buffer): string[] {
+/**
+ * Ids on the active branch (root … leaf), the leaf being the last entry of the file, or `leaf` when given (a leaf an
+ * open runtime moved to without writing; `undefined`: the file's; null: no branch).
+ */
+export function activeBranchIds(bytes: Buffer, leaf?: string | null): string[] {
   const entries = parseLines(bytes).filter((line) => line.id !== null);
   const byId = new Map(entries.map((line) => [line.id, line] as const));
   const branch: string[] = [];
   const seen = new Set<string>();
-  let current = entries.at(-1) ?? null;
+  let current = leaf === undefined ? (entries.at(-1) ?? null) : leaf === null ? null : (byId.get(leaf) ?? entries.at(-1) ?? null);
   while (current && current.id !== null && !seen.has(current.id)) {
     seen.add(current.id);
     branch.push(current.id);
@@ -90,24 +93,24 @@ function readSessionBytes(sessionFile: string): Buffer {
   }
 }
 
-/** The line of `entryId`, checked to be on the active branch: 404 unknown, 400 on another branch. */
-function cutLine(bytes: Buffer, entryId: string): { lines: LineInfo[]; index: number; branch: Set<string> } {
+/** The line of `entryId`, checked to be on the active branch (ending at `leaf`): 404 unknown, 400 on another branch. */
+function cutLine(bytes: Buffer, entryId: string, leaf?: string | null): { lines: LineInfo[]; index: number; branch: Set<string> } {
   const lines = parseLines(bytes);
   const index = lines.findIndex((candidate) => candidate.id === entryId);
   if (index === -1) throw new RuntimeHostError("entry_not_found", `Entry ${entryId} not found`);
-  const branch = new Set(activeBranchIds(bytes));
+  const branch = new Set(activeBranchIds(bytes, leaf));
   if (!branch.has(entryId)) throw new RuntimeHostError("invalid_request", `Entry ${entryId} is not on the active branch`);
   return { lines, index, branch };
 }
 
 /** Checks that `resetSessionFile(sessionFile, entryId)` can cut there (404 unknown, 400 off the branch). */
-export function checkResetEntry(sessionFile: string, entryId: string): void {
-  cutLine(readSessionBytes(sessionFile), entryId);
+export function checkResetEntry(sessionFile: string, entryId: string, leaf?: string | null): void {
+  cutLine(readSessionBytes(sessionFile), entryId, leaf);
 }
 
 /** Counts what `resetSessionFile(bytes' file, entryId)` would remove; pure on the bytes. Throws 400/404. */
-export function resetPreview(bytes: Buffer, entryId: string): ResetPreview {
-  const { lines, index, branch } = cutLine(bytes, entryId);
+export function resetPreview(bytes: Buffer, entryId: string, leaf?: string | null): ResetPreview {
+  const { lines, index, branch } = cutLine(bytes, entryId, leaf);
   const entries = (from: number, to: number): LineInfo[] => lines.slice(from, to).filter((line) => line.id !== null);
   const removed = entries(index + 1, lines.length);
   return {
@@ -120,8 +123,8 @@ export function resetPreview(bytes: Buffer, entryId: string): ResetPreview {
 }
 
 /** `resetPreview` of a session file. */
-export function resetPreviewOfFile(sessionFile: string, entryId: string): ResetPreview {
-  return resetPreview(readSessionBytes(sessionFile), entryId);
+export function resetPreviewOfFile(sessionFile: string, entryId: string, leaf?: string | null): ResetPreview {
+  return resetPreview(readSessionBytes(sessionFile), entryId, leaf);
 }
 
 export interface ResetResult {
@@ -133,9 +136,13 @@ export interface ResetResult {
 }
 
 /** Cuts `sessionFile` after `entryId` (see the module comment). Throws RuntimeHostError 400/404/500. */
-export function resetSessionFile(sessionFile: string, entryId: string, options: { trashDir: string; now: number }): ResetResult {
+export function resetSessionFile(
+  sessionFile: string,
+  entryId: string,
+  options: { trashDir: string; now: number; leaf?: string | null },
+): ResetResult {
   const bytes = readSessionBytes(sessionFile);
-  const { lines, index } = cutLine(bytes, entryId);
+  const { lines, index } = cutLine(bytes, entryId, options.leaf);
   const trashPath = keepTrashCopy(options.trashDir, sessionFile, "reset", bytes, options.now);
   const kept = bytes.subarray(0, lines[index]?.end ?? bytes.length);
   replaceFileAtomically(sessionFile, kept);

@@ -14,6 +14,7 @@ import { decodeSessionText } from "../../domain/session-decoder.ts";
 import { FIRST_MESSAGE_LIMIT, NO_MESSAGES, truncateText, type SessionSummary } from "../../domain/session-summary.ts";
 import type { ActiveRuntimeInput, RuntimeSessionEvent } from "../../domain/runtime/runtime-inputs.ts";
 import type { Active, CompactActive, RuntimeDiagnostic } from "../../domain/runtime/runtime-types.ts";
+import type { MovedLeaf } from "../../domain/session-tree-view.ts";
 import {
   activeRuntimeProjection,
   type ActiveRuntimeState,
@@ -68,6 +69,8 @@ export interface SnapshotPublisherDeps {
   identityChanged: (previousId: string) => void;
   /** A worker snapshot was folded (pi may be idle now). */
   snapshotApplied: () => void;
+  /** pi's leaf moved without writing, or a write ended such a move (null) (domain/session-tree-view.ts). */
+  leafMoved: (leaf: MovedLeaf | null) => void;
 }
 
 interface PublisherState {
@@ -79,6 +82,8 @@ interface PublisherState {
   workerRevision: number;
   workerDiagnostics: RuntimeDiagnostic[];
   identity: SessionIdentity;
+  /** The last snapshot's moved leaf (null: pi's leaf is the file's last entry). */
+  leaf: MovedLeaf | null;
 }
 
 export interface SnapshotPublisher {
@@ -92,6 +97,8 @@ export interface SnapshotPublisher {
   /** The available models of the last worker snapshot with their API (never sent to clients). */
   modelRoutes(): readonly ModelRoute[];
   identity(): SessionIdentity;
+  /** pi's leaf when it moved without writing (the last snapshot's), else null. */
+  movedLeaf(): MovedLeaf | null;
   /** The list row: folded from the session file when it exists, else a minimal row. */
   summary(): SessionSummary;
   /** Starts publishing host events (the host calls this once the runtime is registered). */
@@ -124,6 +131,7 @@ export function createSnapshotPublisher(deps: SnapshotPublisherDeps): SnapshotPu
     workerRevision: 0,
     workerDiagnostics: [],
     identity: { sessionId: "", sessionFile: null, cwd: "", sessionName: null, kind: null, child: null, fileSeen: false },
+    leaf: null,
   };
 
   const update = (patch: Partial<PublisherState>): void => {
@@ -180,6 +188,9 @@ export function createSnapshotPublisher(deps: SnapshotPublisherDeps): SnapshotPu
     modelRoutes = snapshot.availableModels.map((model) => ({ provider: model.provider, id: model.id, api: model.api }));
     const worker = workerDiagnostics(snapshot);
     update({ workerRevision: snapshot.revision, workerDiagnostics: worker });
+    // Another file (a fork, a new session): whether it was ever seen on disk starts over. A fork before the first
+    // prompt has no file yet, and the source's `fileSeen` must not make it look deleted.
+    if (snapshot.sessionFile !== state.identity.sessionFile) updateIdentity({ fileSeen: false });
     updateIdentity({
       sessionId: snapshot.sessionId,
       sessionFile: snapshot.sessionFile,
@@ -194,6 +205,11 @@ export function createSnapshotPublisher(deps: SnapshotPublisherDeps): SnapshotPu
       { type: "diagnostics", diagnostics: diagnostics() },
     ]);
     if (previousId !== "" && previousId !== snapshot.sessionId && state.published) deps.identityChanged(previousId);
+    const leaf = snapshot.leaf ?? null;
+    if (leaf?.leafId !== state.leaf?.leafId || leaf?.lastEntryId !== state.leaf?.lastEntryId) {
+      update({ leaf });
+      deps.leafMoved(leaf);
+    }
     deps.snapshotApplied();
   };
 
@@ -205,6 +221,7 @@ export function createSnapshotPublisher(deps: SnapshotPublisherDeps): SnapshotPu
     researchState: () => state.projection.research,
     modelRoutes: () => modelRoutes,
     identity: () => state.identity,
+    movedLeaf: () => state.leaf,
     summary() {
       const { sessionFile: file, sessionId, cwd, sessionName, child } = state.identity;
       if (file !== null && fs.existsSync(file)) {

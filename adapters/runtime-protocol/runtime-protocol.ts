@@ -103,6 +103,7 @@ export interface RuntimeResultMap {
   newSession: { cancelled: boolean; snapshot: RuntimeSnapshot };
   switchSession: { cancelled: boolean; snapshot: RuntimeSnapshot };
   setSessionName: RuntimeSnapshot;
+  setLabel: RuntimeSnapshot;
   extensionUiReply: { delivered: boolean };
   snapshot: RuntimeSnapshot;
   preload: { preloaded: true };

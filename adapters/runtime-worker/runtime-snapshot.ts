@@ -2,7 +2,7 @@
  * Builds the serialisable `RuntimeSnapshot` of a live pi `AgentSessionRuntime` (worker side).
  */
 import type { Api, Model } from "@earendil-works/pi-ai";
-import type { AgentSessionRuntime, ModelRegistry } from "@earendil-works/pi-coding-agent";
+import type { AgentSessionRuntime, ModelRegistry, SessionManager } from "@earendil-works/pi-coding-agent";
 import type { RuntimeModelInfo, RuntimeSlashCommand, RuntimeSnapshot, SessionKind } from "../runtime-protocol/runtime-protocol.ts";
 import type { ResearchState } from "../../domain/research/research-types.ts";
 import { modelAuthKind } from "../../domain/runtime/ultrafast.ts";
@@ -92,6 +92,17 @@ export function buildRuntimeSnapshot(
     diagnostics: runtime.diagnostics.map((diagnostic) => ({ type: diagnostic.type, message: diagnostic.message })),
     modelFallbackMessage: runtime.modelFallbackMessage ?? null,
     notices: sessionNotices(session),
+    ...movedLeaf(session.sessionManager),
     research: branchResearchState(session.sessionManager),
   };
+}
+
+/**
+ * `leaf` of a snapshot: pi's leaf when it is not the file's last entry (navigated without writing), else nothing.
+ * getEntries copies the entry list (O(entries) pointers; a snapshot is built at most every few tens of ms).
+ */
+export function movedLeaf(manager: Pick<SessionManager, "getLeafId" | "getEntries">): Pick<RuntimeSnapshot, "leaf"> {
+  const leafId = manager.getLeafId();
+  const lastEntryId = manager.getEntries().at(-1)?.id ?? null;
+  return leafId === lastEntryId ? {} : { leaf: { leafId, lastEntryId } };
 }

@@ -366,6 +366,12 @@ export class RuntimeWorkerHost {
         const result = await runtime.switchSession(file);
         return { cancelled: result.cancelled, snapshot: this.snapshot() };
       }
+      case "setLabel": {
+        const manager = this.requireRuntime().session.sessionManager;
+        if (manager.getEntry(request.entryId) === undefined) throw new Error(`Entry ${request.entryId} not found`);
+        manager.appendLabelChange(request.entryId, request.label === "" ? undefined : request.label);
+        return this.snapshot();
+      }
       case "setSessionName":
         this.requireRuntime().session.setSessionName(request.name);
         return this.snapshot();

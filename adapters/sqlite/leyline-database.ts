@@ -3,9 +3,14 @@
  * Add a table here when its migration lands.
  */
 import type { ProjectionCheckpointTable } from "../projections/projection-checkpoint.table.ts";
+import type { SearchDocTable, SearchFileTable, SearchFtsTable, SearchTextTable } from "../search/search-index.table.ts";
 import type { SubagentModelOverrideTable } from "../subagents/subagent-model-override.table.ts";
 
 export interface LeylineDatabase {
   projection_checkpoints: ProjectionCheckpointTable;
   subagent_model_overrides: SubagentModelOverrideTable;
+  search_files: SearchFileTable;
+  search_docs: SearchDocTable;
+  search_text: SearchTextTable;
+  search_fts: SearchFtsTable;
 }

@@ -5,10 +5,12 @@
 import type { Migration, MigrationProvider } from "kysely";
 import * as m0001 from "../../migrations/0001-projection-checkpoints.ts";
 import * as m0002 from "../../migrations/0002-subagent-overrides.ts";
+import * as m0003 from "../../migrations/0003-search-index.ts";
 
 export const leylineMigrations: Readonly<Record<string, Migration>> = {
   "0001-projection-checkpoints": m0001,
   "0002-subagent-overrides": m0002,
+  "0003-search-index": m0003,
 };
 
 export const leylineMigrationProvider: MigrationProvider = {

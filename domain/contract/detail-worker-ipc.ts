@@ -14,6 +14,15 @@ const Bytes = Type.Unsafe<Uint8Array>({
 });
 const feed = Type.Number({ description: "The feed (one subscriber on the main thread)." });
 
+/** What a `read` asks for (detail-feed-host.ts DetailQuery). */
+export const DetailQuery = Type.Union([
+  Type.Object({ kind: Type.Literal("tree"), since: Type.Optional(Type.Object({ from: Type.Number(), after: Type.String() })) }),
+  Type.Object({ kind: Type.Literal("branch"), leafId: Type.String() }),
+]);
+
+/** domain/session-tree-view.ts MovedLeaf. */
+const MovedLeaf = Type.Object({ leafId: Type.Union([Type.String(), Type.Null()]), lastEntryId: Type.Union([Type.String(), Type.Null()]) });
+
 export const DetailWorkerRequest = Type.Union(
   [
     Type.Object({ type: Type.Literal("open"), feed, file: Type.String(), sessionId: Type.String() }),
@@ -28,9 +37,23 @@ export const DetailWorkerRequest = Type.Union(
       ),
     }),
     Type.Object({ type: Type.Literal("reset") }, { description: "Nobody on the main thread uses the worker now: close every file." }),
+    Type.Object(
+      { type: Type.Literal("read"), request: Type.Number(), file: Type.String(), query: DetailQuery },
+      { description: "Another read model of a file (its tree, one branch's transcript) as JSON." },
+    ),
+    Type.Object(
+      { type: Type.Literal("moveLeaf"), file: Type.String(), leaf: Type.Union([MovedLeaf, Type.Null()]) },
+      { description: "A runtime's leaf of the file moved without writing (null: that ended); details show its branch." },
+    ),
   ],
   { title: "DetailWorkerRequest" },
 );
+
+/** The answer to a `read` (detail-feed-host.ts ReadResult): the JSON, or what was missing. */
+export const ReadResult = Type.Union([
+  Type.Object({ sessionId: Type.String(), json: Bytes }),
+  Type.Object({ missing: Type.Union([Type.Literal("file"), Type.Literal("entry")]) }),
+]);
 
 /** What one feed is sent (detail-feed-host.ts FeedMessage). */
 export const FeedMessage = Type.Union([
@@ -56,6 +79,12 @@ export const DetailWorkerReply = Type.Union(
       type: Type.Literal("detail"),
       request: Type.Number(),
       result: Type.Union([DetailJson, Type.Null()]),
+      error: Type.Optional(Type.String()),
+    }),
+    Type.Object({
+      type: Type.Literal("read"),
+      request: Type.Number(),
+      result: Type.Union([ReadResult, Type.Null()]),
       error: Type.Optional(Type.String()),
     }),
   ],

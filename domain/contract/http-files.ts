@@ -148,4 +148,29 @@ export const sessionFileAction = defineRoute("POST", "/api/pi/sessions/:id/file"
   response: { 200: FileActionResult },
 });
 
-export const FILE_ROUTES = [getFileSettings, saveFileSettings, sessionFileAction];
+// ---- @file completion -----------------------------------------------------------------------------------------
+
+export const FileMentions = closedObject(
+  "FileMentions",
+  {
+    files: Type.Array(Type.String(), { description: "Paths relative to the session's folder (`/` separated), best match first." }),
+    truncated: Type.Boolean({ description: "The folder has more files than were searched (50,000)." }),
+  },
+  "The project files matching what was typed after `@` (domain/file-mentions/file-query.ts).",
+);
+
+export const fileMentions = defineRoute("GET", "/api/pi/sessions/:id/file-mentions", {
+  summary: "Project files for `@file` completion in the composer (Git's files when the folder is a repository)",
+  description: "Leyline's addition (issue 15). Reads only: no Git lock is taken, the index is never refreshed.",
+  tags,
+  params: SessionIdParams,
+  querystring: Type.Object({
+    q: Type.Optional(failsWith(Type.String({ maxLength: 200 }), "q must be at most 200 characters")),
+    limit: Type.Optional(
+      failsWith(Type.String({ pattern: "^(?:[1-9]|[1-9][0-9]|1[0-9][0-9]|200)$" }), "limit must be an integer from 1 to 200"),
+    ),
+  }),
+  response: { 200: FileMentions },
+});
+
+export const FILE_ROUTES = [getFileSettings, saveFileSettings, sessionFileAction, fileMentions];

@@ -5,7 +5,9 @@ import { PI_SETTINGS_ROUTES } from "./http-pi-settings.ts";
 import { REVIEW_ROUTES } from "./http-review.ts";
 import { REVIEW_ACTION_ROUTES } from "./http-review-actions.ts";
 import { runtimeActionRoutes } from "./http-runtime-actions.ts";
+import { SEARCH_ROUTES } from "./http-search.ts";
 import { SERVICE_ROUTES } from "./http-service.ts";
+import { SESSION_TREE_ROUTES } from "./http-session-tree.ts";
 import { SESSION_ROUTES } from "./http-sessions.ts";
 import { SUBAGENT_ROUTES } from "./http-subagents.ts";
 import { terminalSocket } from "./terminal-socket.ts";
@@ -14,6 +16,8 @@ export function contractRoutes(): RouteContract[] {
   return [
     ...SERVICE_ROUTES,
     ...SESSION_ROUTES,
+    ...SEARCH_ROUTES,
+    ...SESSION_TREE_ROUTES,
     ...runtimeActionRoutes(),
     ...SUBAGENT_ROUTES,
     ...PI_SETTINGS_ROUTES,

@@ -98,9 +98,9 @@ export const RUNTIME_ACTIONS = {
   },
   fork: {
     routes: "both",
-    summary: "Fork the session at an entry (selects the fork)",
+    summary: "Fork the session at an entry (selects the fork); from a user message, before it, and its text comes back for the composer",
     body: EntryIdBody,
-    response: { 200: OkActiveDetail },
+    response: { 200: Type.Object({ ok, active: Active, detail: SessionDetail, editorText: Type.Optional(Type.String()) }) },
   },
   mode: { routes: "both", summary: "The steering and follow-up modes (pi's defaults; answers the snapshot)", response: { 200: OkActive } },
   queue: {
@@ -113,6 +113,38 @@ export const RUNTIME_ACTIONS = {
     routes: "scoped",
     summary: "Turn the bundled Ultrafast mode on or off",
     body: Type.Object({ enabled: failsWith(Type.Boolean(), "enabled must be a boolean") }),
+    response: { 200: OkActive },
+  },
+  navigate: {
+    routes: "scoped",
+    summary: "Continue from another entry of the session tree (pi's /tree: the leaf moves, nothing is deleted)",
+    body: Type.Object({
+      entryId: nonEmptyString("entryId must be a non-empty string"),
+      summarize: Type.Optional(failsWith(Type.Boolean(), "summarize must be a boolean")),
+      customInstructions: Type.Optional(
+        failsWith(Type.String({ maxLength: 4000 }), "customInstructions must be a string of at most 4000 characters"),
+      ),
+      label: Type.Optional(failsWith(Type.String({ maxLength: 200 }), "label must be a string of at most 200 characters")),
+    }),
+    response: {
+      200: Type.Object({
+        ok,
+        active: Active,
+        detail: SessionDetail,
+        /** A user message's text, for the composer (pi puts it back in the editor). */
+        editorText: Type.Optional(Type.String()),
+        /** The branch summary written for the path left behind (summarize: true). */
+        summaryEntryId: Type.Optional(Type.String()),
+      }),
+    },
+  },
+  label: {
+    routes: "scoped",
+    summary: "Set or clear (empty text) an entry's label",
+    body: Type.Object({
+      entryId: nonEmptyString("entryId must be a non-empty string"),
+      label: failsWith(Type.String({ maxLength: 200 }), "label must be a string of at most 200 characters"),
+    }),
     response: { 200: OkActive },
   },
   "reset-to-entry": {

@@ -191,6 +191,7 @@ export const RuntimeRequests = {
   newSession: Type.Object({ id: MessageId, type: Type.Literal("newSession") }, exact),
   switchSession: Type.Object({ id: MessageId, type: Type.Literal("switchSession"), sessionFile: NonBlank }, exact),
   setSessionName: Type.Object({ id: MessageId, type: Type.Literal("setSessionName"), name: Type.String() }, exact),
+  setLabel: Type.Object({ id: MessageId, type: Type.Literal("setLabel"), entryId: NonBlank, label: Type.String() }, exact),
   extensionUiReply: Type.Object(
     {
       id: MessageId,
@@ -297,6 +298,11 @@ export const RuntimeSnapshot = Type.Object(
     modelFallbackMessage: NullableString,
     /** Absent from older workers. */
     notices: Type.Optional(Type.Array(RuntimeNotice)),
+    /**
+     * Present only while pi's leaf is not the file's last entry (it moved without writing: /tree navigation): the
+     * leaf (null: before the first entry) and the file's last entry it holds against (a later write ends it).
+     */
+    leaf: Type.Optional(Type.Object({ leafId: NullableString, lastEntryId: NullableString }, exact)),
   },
   { title: "RuntimeSnapshot" },
 );

@@ -16,10 +16,11 @@ import { round } from "./measure.ts";
 import { RUNTIME_READY_TARGET, STATE_CACHED_TARGET, benchRuntimeReady } from "./runtime-ready.ts";
 import { benchLiveDetail } from "./live-detail.ts";
 import { STREAM_UNWATCHED_TARGET, STREAM_WIRE_TARGET, benchStreamWire } from "./stream-wire.ts";
+import { SEARCH_QUERY_TARGET, benchSearch } from "./search-query.ts";
 import { loadCoreSubjects } from "./subjects.ts";
 import { WS_FANOUT_TARGET, benchWsFanout } from "./ws-fanout.ts";
 
-export const BENCHMARKS = ["fold", "list", "append", "ws", "runtime", "live", "stream"] as const;
+export const BENCHMARKS = ["fold", "list", "search", "append", "ws", "runtime", "live", "stream"] as const;
 export type BenchmarkName = (typeof BENCHMARKS)[number];
 
 export interface BenchScale {
@@ -133,7 +134,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
   try {
     const subjects = await loadCoreSubjects();
     let corpus: Corpus | null = null;
-    if (only.has("fold") || only.has("list")) {
+    if (only.has("fold") || only.has("list") || only.has("search")) {
       const t = process.hrtime.bigint();
       corpus = generateCorpus({
         agentDir: path.join(workDir, "agent"),
@@ -167,6 +168,16 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       );
       log("list_wire_bytes ...");
       Object.assign(figures, await guard(() => benchListWire(corpus, alternateOptions), { list_wire_bytes: LIST_WIRE_TARGET }));
+    }
+    if (corpus !== null && only.has("search")) {
+      log("search_query_p95, search_build_vs_list ...");
+      Object.assign(
+        figures,
+        await guard(() => benchSearch(corpus, { ...alternateOptions, seed }), {
+          search_query_p95: SEARCH_QUERY_TARGET,
+          search_build_vs_list: null,
+        }),
+      );
     }
     if (only.has("append")) {
       const t = process.hrtime.bigint();

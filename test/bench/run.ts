@@ -2,7 +2,7 @@
  * `npm run bench [-- options]`: the acceptance benchmarks (see bench.ts).
  *   --quick          small corpora, fewer rounds (a smoke test, ~30 s)
  *   --json           also print the figures as one JSON object on the last line
- *   --only=a,b       run only some of: fold, list, append, ws, runtime, stream
+ *   --only=a,b       run only some of: fold, list, search, append, ws, runtime, live, stream
  *   --seed=N         corpus seed (default 20250601)
  *   --rounds=N       measured rounds per figure (default 5, append 3; quick 3)
  *   --keep           keep the generated corpora (the path is printed)

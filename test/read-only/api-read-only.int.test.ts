@@ -4,8 +4,8 @@
  * written by the real pi SDK, pi's version-1 fixtures, version 2, a CLI session without a thinking level, a
  * research session, foreign models, a missing cwd, 300 generated sessions). For EVERY session it reads what
  * the client reads to show it: the list, the detail, the export, the events socket focused on it (until its
- * roster arrives), the session by path, the folder listing of its cwd, the Git review of its cwd and the preview
- * of a file link in it (the workspace panel). Afterwards every file of the agent dir
+ * roster arrives), the session by path, its tree and active branch (the tree panel), the folder listing of its cwd,
+ * the Git review of its cwd and the preview of a file link in it (the workspace panel). Afterwards every file of the agent dir
  * has the bytes, size and mtime it had before the server started, and no runtime was opened: the host knows
  * none, and the only worker process seen is the server's spare (started with it, as api/main.ts does: pi
  * imported, no session), still the same process, so viewing never took it to open a session.
@@ -143,6 +143,16 @@ describe("viewing every session through the API", { timeout: 600_000 }, () => {
       else if (!detail.text.includes(session.id)) problems.push(`${session.kind} ${session.id}: detail of another session`);
       const byPath = await get(server, `/api/pi/sessions/by-path?path=${encodeURIComponent(session.file)}`);
       if (byPath.status !== 200) problems.push(`${session.kind} ${session.id}: by-path ${byPath.status} ${byPath.text.slice(0, 200)}`);
+      // The tree panel (issue 15): every entry of the file, and the active branch's transcript by its leaf.
+      const tree = await get(server, `/api/pi/sessions/${id}/tree`);
+      if (tree.status !== 200) problems.push(`${session.kind} ${session.id}: tree ${tree.status} ${tree.text.slice(0, 200)}`);
+      else {
+        const leafId = (JSON.parse(tree.text) as { leafId: string | null }).leafId;
+        if (leafId !== null) {
+          const branch = await get(server, `/api/pi/sessions/${id}/branch?leafId=${encodeURIComponent(leafId)}`);
+          if (branch.status !== 200) problems.push(`${session.kind} ${session.id}: branch ${branch.status} ${branch.text.slice(0, 200)}`);
+        }
+      }
       const exported = await get(server, `/api/pi/sessions/${id}/export`);
       if (exported.status !== 200 || !exported.text.includes("<html")) {
         problems.push(`${session.kind} ${session.id}: export ${exported.status} ${exported.text.slice(0, 200)}`);
