@@ -13,6 +13,8 @@ export const CAPABILITY_NAMES = [
   "reviewWatch",
   "terminal",
   "fileLinks",
+  "sessionTree",
+  "fullTextSearch",
   "piSettings",
   "tracing",
 ] as const;
@@ -35,6 +37,8 @@ export const CAPABILITY_LABELS: Record<CapabilityName, string> = {
   reviewWatch: "Automatic review stream",
   terminal: "Terminal",
   fileLinks: "Local file actions",
+  sessionTree: "Session tree",
+  fullTextSearch: "Full-text search",
   piSettings: "Models, providers & MCP settings",
   tracing: "Tracing",
 };

@@ -70,4 +70,18 @@ describe("useWorkspaceStore", () => {
     workspace.show("terminal");
     expect(workspace.terminals.map((t) => t.title)).toEqual(["Shell 1"]);
   });
+
+  it("shows the session tree (the /tree and /fork commands call show), keeping the terminals running", () => {
+    const workspace = useWorkspaceStore();
+    workspace.attach("s1");
+    workspace.openTerminal();
+    workspace.show("tree");
+    expect(workspace.tab).toBe("tree");
+    expect(workspace.terminals).toHaveLength(1);
+    workspace.toggle("tree");
+    expect(workspace.tab).toBeNull();
+    workspace.toggle("tree");
+    workspace.attach("s2");
+    expect(workspace.tab).toBeNull();
+  });
 });

@@ -1,6 +1,6 @@
 /**
  * The workspace panel of the open session: which tool shows beside the transcript (its changes, a terminal, a
- * file preview), the file a link asked to preview, and the session's terminals (several per session; a file link
+ * file preview, the session tree), the file a link asked to preview, and the session's terminals (several per session; a file link
  * whose editor is a terminal editor opens one more, running the editor).
  *
  * State only: the tools own their data (stores/review.store.ts the Git status, each terminal its socket). The
@@ -10,7 +10,7 @@
 import { defineStore } from "pinia";
 import { ref } from "vue";
 
-export type WorkspaceTab = "review" | "terminal" | "file";
+export type WorkspaceTab = "review" | "terminal" | "file" | "tree";
 
 /** A file link to preview: as written in the transcript, with the file it appeared in (relative links). */
 export interface FileTarget {

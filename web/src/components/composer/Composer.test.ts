@@ -315,9 +315,10 @@ describe("Composer images", () => {
     expect(w.findAll("[data-test=composer-image]")).toHaveLength(0);
   });
 
-  it("refuses other file types in words", async () => {
+  it("refuses other image formats in words, and takes a dropped SVG as text", async () => {
     const { wrapper: w } = mountComposer(activeOf());
     const transfer = new DataTransfer();
+    transfer.items.add(new File([new Uint8Array([0x42, 0x4d, 0x00, 0x00])], "logo.bmp", { type: "image/bmp" }));
     transfer.items.add(new File(["<svg/>"], "logo.svg", { type: "image/svg+xml" }));
     const drop = new DragEvent("drop", { bubbles: true, cancelable: true });
     // happy-dom's DragEvent ignores `dataTransfer` in its init dictionary.
@@ -325,7 +326,8 @@ describe("Composer images", () => {
     w.get("[data-test=composer]").element.dispatchEvent(drop);
     await settle();
     expect(w.findAll("[data-test=composer-image]")).toHaveLength(0);
-    expect(w.get("[data-test=composer-error]").text()).toContain("logo.svg");
+    expect(w.get("[data-test=composer-error]").text()).toBe("Not attached: logo.bmp: only PNG, JPEG, GIF and WebP images can be attached.");
+    expect((w.get("[data-test=composer-input]").element as HTMLTextAreaElement).value).toBe("logo.svg:\n```xml\n<svg/>\n```");
   });
 });
 
@@ -560,4 +562,40 @@ describe("Composer sessions", () => {
     await w.setProps({ sessionId: "s1", active: activeOf() });
     expect((w.get("[data-test=composer-input]").element as HTMLTextAreaElement).value).toBe("draft for s1");
   });
+});
+
+describe("Composer sends across a session switch", () => {
+  function mountHeld(path: string) {
+    const answer = deferred();
+    backend = fakeBackend(async (request) => {
+      if (!request.path.endsWith(path)) return undefined;
+      await answer.promise;
+      return { body: { ok: true, queued: false, active: activeOf({ isStreaming: true }, 2) } };
+    });
+    const pinia = createPinia();
+    setActivePinia(pinia);
+    const active = activeOf();
+    wrapper = mount(Composer, { props: { sessionId: active.id, active }, global: { plugins: [pinia] }, attachTo: document.body });
+    return { wrapper, answer };
+  }
+  const inputOf = (w: VueWrapper) => w.get("[data-test=composer-input]").element as HTMLTextAreaElement;
+
+  for (const [what, typed, path] of [
+    ["a prompt", "to s1", "/prompt"],
+    ["a shell command", "!ls", "/bash"],
+  ] as const) {
+    it(`leaves the input of the session shown alone when ${what} sent before the switch is answered`, async () => {
+      const { wrapper: w, answer } = mountHeld(path);
+      await typeAndPress(w, typed, { key: "Enter" });
+      await w.setProps({ sessionId: "s2", active: activeOf({}, 1, "s2") });
+      await w.get("[data-test=composer-input]").setValue("typing in s2");
+      answer.release();
+      await flushPromises();
+      expect(inputOf(w).value).toBe("typing in s2");
+      expect(w.emitted("sent")).toBeUndefined();
+      // Back on s1: what was sent is not offered again.
+      await w.setProps({ sessionId: "s1", active: activeOf() });
+      expect(inputOf(w).value).toBe("");
+    });
+  }
 });

@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { activeOf, queueOf } from "./composer.fixture.ts";
 import {
@@ -12,6 +13,7 @@ import {
   secondsLeft,
   shellCommandOf,
   ultrafastView,
+  withOffer,
 } from "./composer-logic.ts";
 
 const key = (init: Partial<{ key: string; shiftKey: boolean; isComposing: boolean; keyCode: number }>) =>
@@ -94,5 +96,33 @@ describe("composer rules", () => {
     expect(shellCommandOf("  !! git log -1 ")).toEqual({ command: "git log -1", excludeFromContext: true });
     expect(shellCommandOf("!")).toBeNull();
     expect(shellCommandOf("hello!")).toBeNull();
+  });
+});
+
+describe("an offered draft", () => {
+  it("fills an empty input, and goes after what is typed, separated by a blank line", () => {
+    expect(withOffer("", "Use OAuth instead")).toBe("Use OAuth instead");
+    expect(withOffer("  \n", "Use OAuth instead")).toBe("Use OAuth instead");
+    expect(withOffer("half a thought\n", "Use OAuth instead")).toBe("half a thought\n\nUse OAuth instead");
+    // The same text again is not doubled.
+    expect(withOffer("Use OAuth instead", "Use OAuth instead")).toBe("Use OAuth instead");
+  });
+
+  it("replaces the previous offer while it is untouched, as pi replaces its editor's text", () => {
+    expect(withOffer("Use OAuth instead", "Use passwords", "Use OAuth instead")).toBe("Use passwords");
+    expect(withOffer("Use OAuth instead\n", "Use passwords", "Use OAuth instead")).toBe("Use passwords");
+    expect(withOffer("Use OAuth instead, but", "Use passwords", "Use OAuth instead")).toBe("Use OAuth instead, but\n\nUse passwords");
+  });
+
+  it("never loses what was typed: the result ends with the offer and keeps a written draft (property)", () => {
+    fc.assert(
+      fc.property(fc.string(), fc.string({ minLength: 1 }), fc.option(fc.string(), { nil: null }), (draft, offered, previous) => {
+        const next = withOffer(draft, offered, previous);
+        expect(next.endsWith(offered)).toBe(true);
+        const written = draft.trim() !== "" && draft.trim() !== offered.trim() && draft.trim() !== previous?.trim();
+        if (written) expect(next.startsWith(draft.trimEnd())).toBe(true);
+        else expect(next).toBe(offered);
+      }),
+    );
   });
 });

@@ -125,3 +125,15 @@ export function parseModelKey(key: string): { provider: string; id: string } | n
   if (slash <= 0 || slash === key.length - 1) return null;
   return { provider: key.slice(0, slash), id: key.slice(slash + 1) };
 }
+
+/**
+ * The draft after taking text offered from elsewhere (the tree's "continue from here", a fork from a user
+ * message). Like pi, which replaces its editor's text, the offer replaces a draft that is empty or still just
+ * the previous offer (`previous`, untouched since: moving to another prompt swaps it) or this offer; a draft the
+ * person wrote keeps its text, and the offer goes after it, separated by a blank line, so nothing typed is lost.
+ */
+export function withOffer(draft: string, offered: string, previous: string | null = null): string {
+  const typed = draft.trim();
+  if (typed === "" || typed === offered.trim() || (previous !== null && typed === previous.trim())) return offered;
+  return `${draft.replace(/\s+$/, "")}\n\n${offered}`;
+}

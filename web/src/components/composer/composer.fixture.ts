@@ -72,14 +72,15 @@ export interface FakeAnswer {
 }
 
 /**
- * Replaces global `fetch` with a fake backend: every request is recorded; `handler` gives the answer
- * (default `{ ok: true }`), or a promise of it (to hold an answer back, e.g. a runtime that is starting).
- * Call `restore()` (vi.unstubAllGlobals) after the test.
+ * Replaces global `fetch` with a fake backend: every request is recorded (and its abort signal, in `signals`, at
+ * the same index); `handler` gives the answer (default `{ ok: true }`), or a promise of it (to hold an answer back,
+ * e.g. a runtime that is starting). Call `restore()` (vi.unstubAllGlobals) after the test.
  */
 export function fakeBackend(
   handler: (request: RecordedRequest) => FakeAnswer | undefined | Promise<FakeAnswer | undefined> = () => undefined,
 ) {
   const requests: RecordedRequest[] = [];
+  const signals: Array<AbortSignal | undefined> = [];
   const fetchFake = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const url = new URL(typeof input === "string" ? input : input instanceof URL ? input.href : input.url, "http://leyline.test");
     const raw = init?.body;
@@ -89,6 +90,7 @@ export function fakeBackend(
       body: typeof raw === "string" ? (JSON.parse(raw) as unknown) : undefined,
     };
     requests.push(request);
+    signals.push(init?.signal ?? undefined);
     const answer = (await handler(request)) ?? { body: { ok: true } };
     return new Response(JSON.stringify(answer.body), {
       status: answer.status ?? 200,
@@ -96,7 +98,7 @@ export function fakeBackend(
     });
   };
   vi.stubGlobal("fetch", fetchFake);
-  return { requests, restore: () => vi.unstubAllGlobals() };
+  return { requests, signals, restore: () => vi.unstubAllGlobals() };
 }
 
 export type FakeBackend = ReturnType<typeof fakeBackend>;

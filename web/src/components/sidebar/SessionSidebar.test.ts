@@ -1,6 +1,6 @@
 import { flushPromises, mount } from "@vue/test-utils";
 import { createPinia, setActivePinia } from "pinia";
-import { beforeEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createMemoryHistory } from "vue-router";
 import type { SessionSummary } from "../../../../domain/session-summary.ts";
 import { indexStatus, listDelta, listSnapshot } from "../../lib/live-messages.fixture.ts";
@@ -10,6 +10,10 @@ import { useDialogsStore } from "../../stores/dialogs.store.ts";
 import { useOpenSessionStore } from "../../stores/open-session.store.ts";
 import { useSessionsStore } from "../../stores/sessions.store.ts";
 import DialogHost from "../app/DialogHost.vue";
+import { fakeBackend, type FakeAnswer, type FakeBackend, type RecordedRequest } from "../composer/composer.fixture.ts";
+import { searchAnswer, searchHit } from "./search.fixture.ts";
+import { checkBackendInfo } from "../../backend-info.ts";
+import { useBackendStore } from "../../stores/backend.store.ts";
 import SessionSidebar from "./SessionSidebar.vue";
 
 /** Local times relative to a fixed "now" (day groups are local calendar days). */
@@ -47,7 +51,21 @@ function rows(): SessionSummary[] {
   ];
 }
 
-async function mountSidebar(state: { project?: string | null; openId?: string | null; extra?: SessionSummary[] } = {}) {
+let backend: FakeBackend | null = null;
+afterEach(() => {
+  backend?.restore();
+  backend = null;
+});
+
+/** Full-text search answers no hits unless a test says otherwise. */
+const noHits = (request: RecordedRequest): FakeAnswer | undefined =>
+  request.path.startsWith("/api/pi/search") ? { body: searchAnswer([]) } : undefined;
+
+async function mountSidebar(
+  state: { project?: string | null; openId?: string | null; extra?: SessionSummary[] } = {},
+  answer: (request: RecordedRequest) => FakeAnswer | undefined = noHits,
+) {
+  backend = fakeBackend(answer);
   const pinia = createPinia();
   setActivePinia(pinia);
   const sessions = useSessionsStore();
@@ -59,6 +77,9 @@ async function mountSidebar(state: { project?: string | null; openId?: string | 
     ),
   );
   sessions.$patch({ now: NOW, project: state.project === undefined ? "/w/alpha" : state.project });
+  // A backend that searches full text (GET /api/pi/info's flag).
+  const info = checkBackendInfo({ name: "Leyline", version: "1", apiVersion: 2, capabilities: { fullTextSearch: true } }).info ?? null;
+  useBackendStore().$patch({ info });
   if (state.openId) useOpenSessionStore().$patch({ id: state.openId });
   const router = createAppRouter(createMemoryHistory());
   await router.push("/");
@@ -166,10 +187,46 @@ describe("SessionSidebar", { timeout: 20_000 }, () => {
     // Results from other projects show their folder.
     expect(wrapper.get("[data-session-id=other-project]").text()).toContain("beta");
     await search.setValue("no such thing");
-    expect(wrapper.get("[data-test=session-list]").text()).toContain("No session matches");
+    expect(wrapper.get("[data-test=session-list]").text()).toContain("No session title matches");
     await search.trigger("keydown", { key: "Escape" });
     expect((search.element as HTMLInputElement).value).toBe("");
     expect(ids(wrapper, "[data-test=session-item]")).toContain("parent");
+  });
+
+  it("shows full-text hits below the title matches; arrows move through them, Enter opens one at its entry", async () => {
+    const hits = [
+      searchHit({ sessionId: "yesterday", entryId: "e7", sessionName: "Flaky", snippet: [{ text: "flaky", match: true }] }),
+      searchHit({ sessionId: "other-project", entryId: "a1", role: "toolCall", toolCallId: "c1", cwd: "/w/beta" }),
+    ];
+    const { wrapper, router } = await mountSidebar({}, (request) =>
+      request.path.startsWith("/api/pi/search") ? { body: searchAnswer(hits, { indexed: 5, total: 8, ready: false }) } : undefined,
+    );
+    const search = wrapper.get("[data-test=session-search]");
+    await search.setValue("flaky");
+    await vi.waitFor(() => expect(wrapper.findAll("[data-test=search-result]")).toHaveLength(2), { timeout: 2000 });
+    expect(backend?.requests.filter((r) => r.path.startsWith("/api/pi/search")).map((r) => r.path)).toEqual(["/api/pi/search?q=flaky"]);
+    // Below the title matches, and it says the index is still being built.
+    const list = wrapper.get("[data-test=session-list]").element;
+    const firstTitleMatch = list.querySelector("[data-test=session-item]");
+    const results = list.querySelector("[data-test=search-results]");
+    expect(firstTitleMatch && results && firstTitleMatch.compareDocumentPosition(results) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
+    expect(wrapper.get("[data-test=search-building]").text()).toContain("5 of 8 sessions");
+
+    await search.trigger("keydown", { key: "ArrowDown" });
+    await search.trigger("keydown", { key: "ArrowDown" });
+    await search.trigger("keydown", { key: "ArrowUp" });
+    expect(search.attributes("aria-activedescendant")).toBe("session-search-hits-0");
+    expect(wrapper.findAll("[data-test=search-result]").map((h) => h.attributes("aria-selected"))).toEqual(["true", "false"]);
+    await search.trigger("keydown", { key: "ArrowDown" });
+    await search.trigger("keydown", { key: "Enter" });
+    // The workbench route is a lazy chunk: navigation completes once it loaded.
+    await vi.waitFor(() => expect(router.currentRoute.value.path).toBe("/sessions/other-project"), { timeout: 15_000 });
+    expect(router.currentRoute.value.query).toEqual({ entry: "a1:c1" });
+
+    await search.trigger("keydown", { key: "Escape" });
+    expect((search.element as HTMLInputElement).value).toBe("");
+    await flushPromises();
+    expect(wrapper.find("[data-test=search-results]").exists()).toBe(false);
   });
 
   it("shows the index status from the stream: files on disk, listed, unreadable files with their paths, progress", async () => {
