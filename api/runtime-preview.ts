@@ -122,7 +122,7 @@ export function createRuntimePreviewer(
     live.add(handle);
     try {
       if (closed) throw new RuntimeHostError("capacity_reached", "The server is shutting down");
-      await handle.start({ new: { cwd } });
+      await handle.start({ new: { cwd, preview: true } });
       if (closed) throw new RuntimeHostError("capacity_reached", "The server is shutting down");
       return { ...handle.active(), id: "", path: "" };
     } finally {

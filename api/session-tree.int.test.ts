@@ -5,6 +5,7 @@
  * active branch; a switch without a write shows in the detail and the tree until the runtime writes or closes.
  */
 import fs from "node:fs";
+import path from "node:path";
 import { SessionManager } from "@earendil-works/pi-coding-agent";
 import type { FastifyInstance } from "fastify";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -251,6 +252,36 @@ describe("session tree", { timeout: 60_000 }, () => {
     expect((await call(app, "GET", "/api/pi/sessions/no-such-session/tree")).status).toBe(404);
     expect((await call(app, "GET", `${url}/branch`)).status).toBe(400);
     expect(await call(app, "GET", `${url}/branch?leafId=nope`)).toEqual({ status: 404, body: { error: "Entry nope not found" } });
+  });
+
+  it("answers each branch's own research ledger (a research session whose branches found different sources)", async () => {
+    const id = "5d2c3b1a-0000-4000-8000-00000000b0a1";
+    const at = (n: number): string => new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString();
+    const research = (kind: string, extra: Record<string, unknown>) => ({
+      type: "custom",
+      customType: "leyline-research",
+      data: { version: 1, sessionId: id, kind, ...extra },
+    });
+    const source = (url: string, title: string) => research("source", { source: { url, title, kind: "web", status: "candidate" } });
+    const lines = [
+      { type: "session", version: 3, id, timestamp: at(0), cwd: dirs.cwd },
+      { ...research("session", { objective: "Compare two reading lists" }), id: "r1", parentId: null, timestamp: at(1) },
+      { ...source("https://shared.test/a", "Shared"), id: "s1", parentId: "r1", timestamp: at(2) },
+      { ...source("https://left.test/b", "Left only"), id: "s2", parentId: "s1", timestamp: at(3) },
+      { ...source("https://right.test/c", "Right only"), id: "s3", parentId: "s1", timestamp: at(4) },
+    ];
+    const folder = path.join(dirs.agentDir, "sessions", "--research-branches--");
+    fs.mkdirSync(folder, { recursive: true });
+    fs.writeFileSync(path.join(folder, `${id}.jsonl`), lines.map((line) => JSON.stringify(line)).join("\n") + "\n");
+    const app = await makeApp();
+    const titles = async (leafId: string): Promise<string[]> => {
+      const res = await call(app, "GET", `/api/pi/sessions/${id}/branch?leafId=${leafId}`);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(branchShape.failure(res.body)).toBeNull();
+      return (res.body["research"] as { sources: Array<{ title: string }> }).sources.map((s) => s.title);
+    };
+    expect(await titles("s2")).toEqual(["Shared", "Left only"]);
+    expect(await titles("s3")).toEqual(["Shared", "Right only"]);
   });
 
   it("a switch that was never written ends when the runtime closes: pi would reopen at the file's last entry", async () => {

@@ -11,6 +11,7 @@
 import { cwdMissingMessage, type SessionDetail, type SessionDetailSession, type SessionReadOnly } from "../domain/session-detail.ts";
 import { sessionSettingsOf } from "../domain/session-settings.ts";
 import { FIRST_MESSAGE_LIMIT, truncateText } from "../domain/session-summary.ts";
+import { researchStateFromEntries } from "../domain/research/research.fold.ts";
 import { branchEntries, effectiveLeaf, type MovedLeaf } from "../domain/session-tree-view.ts";
 import { withResearchAnnotations } from "../domain/transcript/research-transcript.ts";
 import { transcriptOfPath } from "../domain/transcript/transcript-builder.ts";
@@ -95,7 +96,12 @@ export function selectSessionDetail(
   if (summaryState === undefined || transcriptState === undefined) return null;
   const summary = selectSessionSummary(summaryState, file);
   if (summary === null) return null;
-  const research = selectResearchState(summaryState);
+  // A leaf a runtime moved without writing: that branch's own research state (its ledger and report).
+  const leaf = effectiveLeaf(transcriptState.tree, moved);
+  const research =
+    leaf === transcriptState.tree.leafId
+      ? selectResearchState(summaryState)
+      : researchStateFromEntries(summary.id, branchEntries(transcriptState.tree, leaf));
   const entries = withResearchAnnotations(selectBranchTranscript(transcriptState, moved), research);
   const fallbackTime = new Date(Number.isFinite(file.mtimeMs) ? file.mtimeMs : 0).toISOString();
   const settings = sessionSettingsOf(entries);

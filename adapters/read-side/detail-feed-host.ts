@@ -23,6 +23,7 @@ import type { SessionDetail, SessionDetailSession } from "../../domain/session-d
 import { diffTranscript, type TranscriptDelta } from "../../domain/transcript/transcript-delta.ts";
 import { effectiveLeaf, sessionTreeView, type MovedLeaf, type TreeSince } from "../../domain/session-tree-view.ts";
 import { entryOf, pathTo, type SessionTreeState } from "../../domain/session-tree.ts";
+import { researchStateFromEntries } from "../../domain/research/research.fold.ts";
 import { withResearchAnnotations } from "../../domain/transcript/research-transcript.ts";
 import { transcriptOfPath } from "../../domain/transcript/transcript-builder.ts";
 import { selectSessionDetail } from "../../projections/session-detail.ts";
@@ -401,8 +402,11 @@ export function createDetailFeedHost(options: DetailFeedHostOptions): DetailFeed
       if (query.kind === "tree")
         return { sessionId, json: Buffer.from(JSON.stringify(sessionTreeView(tree, sessionId, state.leafId, query.since)), "utf8") };
       if (entryOf(tree, query.leafId) === undefined) return { missing: "entry" };
-      const entries = withResearchAnnotations(transcriptOfPath(pathTo(tree, query.leafId)), state.detail.session.research);
-      return { sessionId, json: Buffer.from(JSON.stringify({ sessionId, leafId: query.leafId, entries }), "utf8") };
+      // The branch's own research state (its ledger and report), folded from its entries as a fork would be.
+      const branch = pathTo(tree, query.leafId);
+      const research = researchStateFromEntries(sessionId, branch);
+      const entries = withResearchAnnotations(transcriptOfPath(branch), research);
+      return { sessionId, json: Buffer.from(JSON.stringify({ sessionId, leafId: query.leafId, entries, research }), "utf8") };
     },
     moveLeaf(path, leaf) {
       const before = movedLeaves.get(path);

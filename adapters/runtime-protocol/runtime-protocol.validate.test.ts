@@ -42,6 +42,8 @@ describe("parseControlMessage", () => {
     { id: "1", type: "setModel", provider: "faux", modelId: "faux-1" },
     { id: "1", type: "setThinkingLevel", level: "xhigh" },
     { id: "1", type: "fork", entryId: "abcd1234", position: "at" },
+    { id: "1", type: "setLabel", entryId: "abcd1234", label: "checkpoint" },
+    { id: "1", type: "setLabel", entryId: "abcd1234", label: "" },
     { id: "1", type: "extensionUiReply", requestId: "r", confirmed: true },
     { id: "1", type: "faux_turn_reply", turn: null },
     { id: "1", type: "faux_turn_reply", turn: { text: "x" } },
@@ -102,7 +104,8 @@ describe("parseControlMessage", () => {
   it("knows every request type", () => {
     expect(RUNTIME_REQUEST_TYPES).toContain("navigateTree");
     expect(RUNTIME_REQUEST_TYPES).toContain("preload");
-    expect(RUNTIME_REQUEST_TYPES).toHaveLength(20);
+    expect(RUNTIME_REQUEST_TYPES).toContain("setLabel");
+    expect(RUNTIME_REQUEST_TYPES).toHaveLength(21);
   });
 
   it("extracts a reply id only from objects with a string id", () => {

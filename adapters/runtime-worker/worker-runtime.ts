@@ -242,10 +242,15 @@ export async function createWorkerRuntime(
     const target = request.new;
     if (!target) throw new Error("open needs sessionFile or new");
     cwd = path.resolve(target.cwd);
-    fs.mkdirSync(cwd, { recursive: true });
-    const sessionDir = defaultSessionDir(agentDir, cwd);
-    fs.mkdirSync(sessionDir, { recursive: true });
-    sessionManager = pi.SessionManager.create(cwd, sessionDir);
+    if (target.preview === true) {
+      // Viewing writes nothing: a preview's session lives in memory (pi would create its session folder).
+      sessionManager = pi.SessionManager.inMemory(cwd);
+    } else {
+      fs.mkdirSync(cwd, { recursive: true });
+      const sessionDir = defaultSessionDir(agentDir, cwd);
+      fs.mkdirSync(sessionDir, { recursive: true });
+      sessionManager = pi.SessionManager.create(cwd, sessionDir);
+    }
     kind = target.kind ?? "session";
     child = target.child ?? null;
     // `sessionId`: a recovered never-saved session keeps its id (runtime-protocol.ts NewSessionTarget).

@@ -11,6 +11,7 @@ import {
   type SessionTreeNode as SessionTreeNodeType,
   type SessionTreeView as SessionTreeViewType,
 } from "../session-tree-view.ts";
+import type { ResearchState } from "../research/research-types.ts";
 import type { TranscriptEntry } from "../transcript/transcript-types.ts";
 import { defineRoute } from "./http-route.ts";
 import { failsWith, literals, SessionIdParams, type SameType } from "./schema-kit.ts";
@@ -67,6 +68,9 @@ export const SessionBranch = Type.Object(
     entries: Type.Array(
       Type.Unsafe<TranscriptEntry>(Type.Object({ id: Type.String(), type: Type.String() }, { additionalProperties: true })),
     ),
+    research: Type.Union([Type.Unsafe<ResearchState>(Type.Object({}, { additionalProperties: true })), Type.Null()], {
+      description: "The branch's own research state (its source ledger and report), null when it holds no research.",
+    }),
   },
   { title: "SessionBranch" },
 );

@@ -119,6 +119,8 @@ export const NewSessionTarget = failsWith(
       sessionId: Type.Optional(failsWith(Type.String({ pattern: "^[A-Za-z0-9_-]{1,128}$" }), "must be 1-128 letters, digits, - or _")),
       kind: Type.Optional(literals(SESSION_KINDS)),
       child: Type.Optional(ChildSessionOptions),
+      /** A start-screen preview: an in-memory session, and nothing is created on disk (no folder, no session dir). */
+      preview: Type.Optional(Type.Literal(true)),
     },
     { additionalProperties: false },
   ),

@@ -22,14 +22,14 @@ import fs from "node:fs";
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
-import { monitorEventLoopDelay, performance } from "node:perf_hooks";
+import { performance } from "node:perf_hooks";
 import type { FastifyInstance } from "fastify";
 import WebSocket from "ws";
 import { buildApp } from "../../api/app.ts";
 import { monotonicMs, startPiSessionWriter } from "../support/pi-session-writer.ts";
 import { generateSessionSeries } from "./corpus.ts";
 import { errorMessage, measuredFigure, pendingFigure, type Figure } from "./figure.ts";
-import { median, quantile, round, settleHeap } from "./measure.ts";
+import { longestBlock, median, quantile, round, settleHeap } from "./measure.ts";
 import { createRng } from "./prng.ts";
 import { buildTextPools, sliceOf } from "./text-pool.ts";
 
@@ -128,30 +128,6 @@ function timedGet(url: string): Promise<{ firstByteMs: number; totalMs: number; 
     });
     request.on("error", reject);
   });
-}
-
-/** The longest the event loop was held while `work` ran (ticker and histogram, ms). */
-async function longestBlock(work: () => Promise<void>): Promise<{ blockMs: number; tickerMs: number; histogramMs: number }> {
-  const histogram = monitorEventLoopDelay({ resolution: 1 });
-  let last = performance.now();
-  let ticker = 0;
-  let ticking = true;
-  const tick = (): void => {
-    const now = performance.now();
-    ticker = Math.max(ticker, now - last);
-    last = now;
-    if (ticking) setImmediate(tick);
-  };
-  histogram.enable();
-  setImmediate(tick);
-  try {
-    await work();
-  } finally {
-    ticking = false;
-    histogram.disable();
-  }
-  const histogramMs = histogram.max / 1e6;
-  return { blockMs: Math.max(ticker, histogramMs), tickerMs: round(ticker, 1), histogramMs: round(histogramMs, 1) };
 }
 
 /** Focuses a session on a new events socket and resolves when its snapshot is complete (bytes received). */

@@ -5,6 +5,7 @@
  */
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
+import { monitorEventLoopDelay, performance } from "node:perf_hooks";
 
 /** A full garbage collection before each timed run, when the runtime lets us have one. */
 const collectGarbage: () => void = (() => {
@@ -101,4 +102,28 @@ export function round(value: number, digits = 3): number {
   if (!Number.isFinite(value)) return value;
   const factor = 10 ** digits;
   return Math.round(value * factor) / factor;
+}
+
+/** The longest the event loop was held while `work` ran (ticker and histogram, ms). */
+export async function longestBlock(work: () => Promise<void>): Promise<{ blockMs: number; tickerMs: number; histogramMs: number }> {
+  const histogram = monitorEventLoopDelay({ resolution: 1 });
+  let last = performance.now();
+  let ticker = 0;
+  let ticking = true;
+  const tick = (): void => {
+    const now = performance.now();
+    ticker = Math.max(ticker, now - last);
+    last = now;
+    if (ticking) setImmediate(tick);
+  };
+  histogram.enable();
+  setImmediate(tick);
+  try {
+    await work();
+  } finally {
+    ticking = false;
+    histogram.disable();
+  }
+  const histogramMs = histogram.max / 1e6;
+  return { blockMs: Math.max(ticker, histogramMs), tickerMs: round(ticker, 1), histogramMs: round(histogramMs, 1) };
 }

@@ -17,10 +17,10 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { monitorEventLoopDelay, performance } from "node:perf_hooks";
+import { performance } from "node:perf_hooks";
 import type { Corpus } from "./corpus.ts";
 import { errorMessage, informationalFigure, measuredFigure, pendingFigure, type Figure } from "./figure.ts";
-import { alternate, median, medianRatio, quantile, round, settleHeap, type AlternateOptions } from "./measure.ts";
+import { alternate, longestBlock, median, medianRatio, quantile, round, settleHeap, type AlternateOptions } from "./measure.ts";
 import { createRng } from "./prng.ts";
 import { missing, tryLoad } from "./subjects.ts";
 
@@ -50,29 +50,6 @@ async function loadModules(): Promise<{ ok: true; modules: Modules } | { ok: fal
   if (!database.ok || !index.ok || !search.ok || !store.ok)
     return { ok: false, reason: missing(database, index, search, store) ?? "missing" };
   return { ok: true, modules: { database: database.module, index: index.module, search: search.module, store: store.module } };
-}
-
-/** The longest the event loop was held while `work` ran, in ms. */
-async function longestBlock(work: () => Promise<void>): Promise<number> {
-  const histogram = monitorEventLoopDelay({ resolution: 1 });
-  let last = performance.now();
-  let ticker = 0;
-  let ticking = true;
-  const tick = (): void => {
-    const now = performance.now();
-    ticker = Math.max(ticker, now - last);
-    last = now;
-    if (ticking) setImmediate(tick);
-  };
-  histogram.enable();
-  setImmediate(tick);
-  try {
-    await work();
-  } finally {
-    ticking = false;
-    histogram.disable();
-  }
-  return Math.max(ticker, histogram.max / 1e6);
 }
 
 interface Opened {
@@ -192,7 +169,7 @@ export async function benchSearch(
           },
           run: async () => {
             const opened = open[0] as Opened;
-            const block = await longestBlock(async () => {
+            const { blockMs: block } = await longestBlock(async () => {
               opened.search.start();
               await opened.search.ready;
               await opened.search.idle();

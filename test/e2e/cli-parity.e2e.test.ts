@@ -170,7 +170,10 @@ describe("a pi CLI user's tools in a browser", { timeout: FLOW_TIMEOUT_MS }, () 
     await search.press("Enter");
     await page.waitForURL((url) => url.pathname === `/sessions/${encodeURIComponent(sessionId)}`);
     // The row is highlighted for a moment (the transcript scrolled to it).
-    await page.locator(`[data-focused="true"] ${dt("entry")}`).filter({ hasText: "zanzibarite" }).waitFor();
+    await page
+      .locator(`[data-focused="true"] ${dt("entry")}`)
+      .filter({ hasText: "zanzibarite" })
+      .waitFor();
     await browser.screenshots("cli-06-search-opened");
     expect(browser.errors).toEqual([]);
   });

@@ -199,7 +199,10 @@ describe("viewing every session through the API", { timeout: 600_000 }, () => {
   it("previews a few project folders without touching a session file", async () => {
     const { server, before } = live();
     const cwdOf = (kind: ReadOnlySession["kind"]): string => sessions.find((s) => s.kind === kind)?.cwd ?? "";
-    for (const cwd of [server.projectDir, cwdOf("pi-sdk-main")]) {
+    // A folder no session ran in yet: pi would create its sessions folder for the preview's session.
+    const fresh = path.join(server.root, "fresh-project");
+    fs.mkdirSync(fresh);
+    for (const cwd of [server.projectDir, cwdOf("pi-sdk-main"), fresh]) {
       const preview = await get(server, `/api/pi/state?cwd=${encodeURIComponent(cwd)}`);
       expect(preview.status, `${cwd}: ${preview.text.slice(0, 200)}`).toBe(200);
     }

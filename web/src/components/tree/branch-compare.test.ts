@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import type { ResearchSource, ResearchState } from "../../../../domain/research/research-types.ts";
 import type { SessionEntry } from "../../../../domain/session-log.ts";
 import { transcriptOfPath } from "../../../../domain/transcript/transcript-builder.ts";
 import type { AssistantMessageTranscriptEntry } from "../../../../domain/transcript/transcript-types.ts";
@@ -91,6 +92,30 @@ describe("compareBranches", () => {
     const compared = compareBranches([...a, report], b);
     expect(compared.a.report).toEqual({ title: "Sign-in options", citations: 2, validCitations: 1 });
     expect(compared.b.report).toBeNull();
+  });
+
+  it("lists each branch's source ledger, marking the sources the other branch does not have", () => {
+    const { a, b } = twoBranches();
+    const source = (id: number, url: string, status: "candidate" | "cited" | "excluded") =>
+      ({ id, key: url, url, path: "", title: `Source ${id}`, status }) as unknown as ResearchSource;
+    const ledgerA = { sources: [source(1, "https://a.test/one", "cited"), source(2, "https://a.test/two", "candidate")] } as ResearchState;
+    const ledgerB = {
+      sources: [source(1, "https://a.test/one", "candidate"), source(2, "https://b.test/other", "cited")],
+    } as ResearchState;
+    const compared = compareBranches(a, b, { a: ledgerA, b: ledgerB });
+    expect(compared.a.ledger).toEqual({
+      sources: [
+        { id: 1, title: "Source 1", status: "cited", onlyHere: false },
+        { id: 2, title: "Source 2", status: "candidate", onlyHere: true },
+      ],
+      cited: 1,
+    });
+    expect(compared.b.ledger?.sources.map((s) => [s.id, s.onlyHere])).toEqual([
+      [1, false],
+      [2, true],
+    ]);
+    expect(compareBranches(a, b).a.ledger).toBeNull();
+    expect(compareBranches(a, b, { a: ledgerA, b: null }).a.ledger?.sources.every((s) => s.onlyHere)).toBe(true);
   });
 
   it("summarizes entries in one line", () => {

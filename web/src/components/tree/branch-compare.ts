@@ -1,13 +1,15 @@
 /**
  * Two branches of a session side by side (the tree panel's compare view): the transcript entries both share
- * (from the root to the common ancestor), what each has after it, the files each changed there, and each one's
- * research report. Pure: the panel fetches the two transcripts (GET /api/pi/sessions/:id/branch?leafId=…).
+ * (from the root to the common ancestor), what each has after it, the files each changed there, each one's
+ * research report, and, for a research session, each branch's whole source ledger (sources only one side has are
+ * marked). Pure: the panel fetches the two transcripts (GET /api/pi/sessions/:id/branch?leafId=…).
  *
  * Rules: entries are shared while both transcripts hold the same entry at the same place (same id and type; a
  * tool entry also the same result); a file counts as changed by a tool entry that did not fail, of a tool the
  * transcript takes for a file change (domain/transcript/tool-entry.ts isFileMutationTool: an edit, a write, a
  * patch), at the file the transcript found for it (the entry's `file`); read-only tools do not count.
  */
+import type { ResearchSource, ResearchState } from "../../../../domain/research/research-types.ts";
 import { isFileMutationTool } from "../../../../domain/transcript/tool-entry.ts";
 import type { AssistantMessageTranscriptEntry, TranscriptEntry } from "../../../../domain/transcript/transcript-types.ts";
 import { toolSummary } from "../transcript/transcript-rows.ts";
@@ -26,12 +28,29 @@ export interface BranchReport {
   readonly validCitations: number;
 }
 
+/** A source of a branch's research ledger. */
+export interface LedgerSource {
+  readonly id: number;
+  readonly title: string;
+  /** candidate, cited or excluded, as the branch's own ledger says. */
+  readonly status: string;
+  /** The other branch's ledger has no source with this key (URL, path, else title). */
+  readonly onlyHere: boolean;
+}
+
+export interface BranchLedger {
+  readonly sources: readonly LedgerSource[];
+  readonly cited: number;
+}
+
 export interface BranchSide {
   /** The entries after the shared part. */
   readonly entries: readonly TranscriptEntry[];
   readonly files: readonly FileTouch[];
   /** The research report written on this side, the last one when several. */
   readonly report: BranchReport | null;
+  /** The branch's whole research ledger (a research session), null when it holds none. */
+  readonly ledger: BranchLedger | null;
 }
 
 export interface BranchComparison {
@@ -88,14 +107,40 @@ function reportOf(entries: readonly TranscriptEntry[]): BranchReport | null {
   };
 }
 
-function side(entries: readonly TranscriptEntry[], own: Map<string, string[]>, other: Map<string, string[]>): BranchSide {
+const sourceKey = (source: ResearchSource): string => source.key || source.url || source.path || source.title;
+
+function ledgerOf(own: ResearchState | null, other: ResearchState | null): BranchLedger | null {
+  if (own === null) return null;
+  const elsewhere = new Set((other?.sources ?? []).map(sourceKey));
+  return {
+    sources: own.sources.map((source) => ({
+      id: source.id,
+      title: source.title || source.url || source.path,
+      status: source.status,
+      onlyHere: !elsewhere.has(sourceKey(source)),
+    })),
+    cited: own.sources.filter((source) => source.status === "cited").length,
+  };
+}
+
+function side(
+  entries: readonly TranscriptEntry[],
+  own: Map<string, string[]>,
+  other: Map<string, string[]>,
+  ledger: BranchLedger | null,
+): BranchSide {
   const files = [...own.entries()]
     .map(([path, tools]) => ({ path, tools, both: other.has(path) }))
     .sort((x, y) => x.path.localeCompare(y.path));
-  return { entries, files, report: reportOf(entries) };
+  return { entries, files, report: reportOf(entries), ledger };
 }
 
-export function compareBranches(a: readonly TranscriptEntry[], b: readonly TranscriptEntry[]): BranchComparison {
+/** Two branches' transcripts (and, for a research session, their research states) compared. */
+export function compareBranches(
+  a: readonly TranscriptEntry[],
+  b: readonly TranscriptEntry[],
+  research: { readonly a: ResearchState | null; readonly b: ResearchState | null } = { a: null, b: null },
+): BranchComparison {
   const n = sharedLength(a, b);
   const restA = a.slice(n);
   const restB = b.slice(n);
@@ -103,8 +148,8 @@ export function compareBranches(a: readonly TranscriptEntry[], b: readonly Trans
   const filesB = filesOf(restB);
   return {
     shared: a.slice(0, n),
-    a: side(restA, filesA, filesB),
-    b: side(restB, filesB, filesA),
+    a: side(restA, filesA, filesB, ledgerOf(research.a, research.b)),
+    b: side(restB, filesB, filesA, ledgerOf(research.b, research.a)),
     nested: restA.length === 0 || restB.length === 0,
   };
 }
