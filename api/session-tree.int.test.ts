@@ -274,6 +274,8 @@ describe("session tree", { timeout: 60_000 }, () => {
     fs.mkdirSync(folder, { recursive: true });
     fs.writeFileSync(path.join(folder, `${id}.jsonl`), lines.map((line) => JSON.stringify(line)).join("\n") + "\n");
     const app = await makeApp();
+    // The suite's data dir is warm (earlier tests' apps): the index lists the new file once it re-checked the disk.
+    await expect.poll(async () => (await call(app, "GET", `/api/pi/sessions/${id}/tree`)).status, { timeout: 15_000 }).toBe(200);
     const titles = async (leafId: string): Promise<string[]> => {
       const res = await call(app, "GET", `/api/pi/sessions/${id}/branch?leafId=${leafId}`);
       expect(res.status, JSON.stringify(res.body)).toBe(200);
