@@ -112,6 +112,11 @@ describe("DNS rebinding: the Host allow-list", () => {
       { method: "GET", url: `/api/pi/state?cwd=${encodeURIComponent(dirs.cwd)}`, headers: rebinding },
       { method: "POST", url: "/api/pi/sessions", payload: { cwd: dirs.cwd }, headers: rebinding },
       { method: "GET", url: "/api/pi/sessions", headers: rebinding },
+      // Issue 15's routes: the tree, a label, search (message text of every session) and the project's file list.
+      { method: "GET", url: `/api/pi/sessions/${sessionId}/tree`, headers: rebinding },
+      { method: "POST", url: `/api/pi/sessions/${sessionId}/label`, payload: { entryId: "x", label: "y" }, headers: rebinding },
+      { method: "GET", url: "/api/pi/search?q=secret", headers: rebinding },
+      { method: "GET", url: `/api/pi/sessions/${sessionId}/file-mentions?q=env`, headers: rebinding },
       { method: "GET", url: "/api/health", headers: { host: "evil.example:8787" } },
       { method: "GET", url: "/internal/diagnostics", headers: { host: "evil.example" } },
       { method: "GET", url: "/", headers: { host: "127.0.0.1.nip.io:8787" } },
