@@ -18,7 +18,9 @@
  * App-scoped services (`app.leyline`): the read side (leyline.sqlite + the session index, opened in the
  * background; /internal/ready says when), the runtime host (one worker process per open session; created
  * here from `runtimeHostOptions`, shut down by the app's onClose hook), the view of it the read routes and
- * the events socket use, a factory of throwaway runtime previews (GET /api/pi/state), the server run's epoch.
+ * the events socket use, a factory of throwaway runtime previews (GET /api/pi/state), the server run's epoch,
+ * and network access (the sharing relay: an onListen hook tells it the origin's address, and it restores the saved
+ * switch then; it closes first on shutdown; its addresses join the Host allow-list while sharing is on).
  */
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
@@ -65,6 +67,16 @@ import { filesRoutes } from "./files.routes.ts";
 import { reviewRoutes } from "./review.routes.ts";
 import { reviewActionsRoutes } from "./review-actions.routes.ts";
 import { searchRoutes } from "./search.routes.ts";
+import { networkAccessRoutes } from "./network-access.routes.ts";
+import {
+  createNetworkAccessService,
+  type NetworkAccessOptions,
+  type NetworkAccessService,
+  RELAY_HOST_ENV,
+} from "../adapters/network-access/network-access-service.ts";
+import { appSettingsRoutes } from "./app-settings.routes.ts";
+import { connectionsRoutes } from "./connections.routes.ts";
+import { pinnedSessionsRoutes } from "./pinned-sessions.routes.ts";
 import { terminalRoutes } from "./terminal.routes.ts";
 import { prepareEditorTerminal } from "../adapters/file-links/editor-terminal.ts";
 import { createPiSettingsService, type OpenRuntimesView, type PiSettingsService } from "../adapters/pi-settings/pi-settings-service.ts";
@@ -85,8 +97,13 @@ export interface BuildAppOptions {
   agentDir?: string;
   /** Extra allowed browser origins. Default: LEYLINE_SERVER_ALLOWED_ORIGINS. */
   allowedOrigins?: readonly string[];
-  /** Extra allowed Host names (or `name:port`), read on every request: the hook for the network-access relay. */
+  /** Extra allowed Host names (or `name:port`), read on every request (besides the network-access service's own). */
   extraHosts?: () => Iterable<string>;
+  /**
+   * The network-access relay (spec "Network access"): its bind address (default LEYLINE_NETWORK_ACCESS_HOST from
+   * `env`, else "0.0.0.0"; tests bind 127.0.0.1), the interface table and host name it reads, its close grace.
+   */
+  networkAccess?: NetworkAccessOptions;
   /**
    * Options of the runtime host the app creates (tests inject `createClient` for in-process workers, a
    * `fauxScript`, timings). Defaults: forked workers with this app's agent dir, the faux script of
@@ -130,6 +147,8 @@ export interface AppServices {
   readonly previewer: RuntimePreviewer;
   /** Pi Settings (providers, models, MCP servers, their operations) over the agent dir's files. */
   readonly settings: PiSettingsService;
+  /** Network access: the sharing switch, port and relay of the native backend. */
+  readonly networkAccess: NetworkAccessService;
 }
 
 declare module "fastify" {
@@ -228,7 +247,13 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
     openRuntimes: openRuntimesView(host),
     env,
   });
-  const services: AppServices = { epoch, dataDir, agentDir, readSide, runtimeHost, host, previewer, settings };
+  const networkAccess = createNetworkAccessService({
+    ...options.networkAccess,
+    bindHost: options.networkAccess?.bindHost ?? (env[RELAY_HOST_ENV] || undefined),
+    database: async () => (await readSide.database()).db,
+    onError: (error, message) => app.log.warn({ err: error }, message),
+  });
+  const services: AppServices = { epoch, dataDir, agentDir, readSide, runtimeHost, host, previewer, settings, networkAccess };
   app.decorate("leyline", services);
   // A runtime's leaf moved by a /tree navigation lives in the runtime until its next write: the session's detail
   // and tree show that branch meanwhile (in order: each move waits for the same ready promise).
@@ -253,8 +278,17 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
       settings.close(),
     ]);
   };
+  // Network access: once the origin listens, the service learns its address and restores the saved sharing; the
+  // relay stops first on close (remote clients go before the workers do).
+  app.addHook("onListen", async () => {
+    const address = app.server.address();
+    const origin = typeof address === "object" && address !== null ? { address: address.address, port: address.port } : null;
+    void networkAccess.originListening(origin, app.server);
+  });
+  app.addHook("preClose", () => networkAccess.close());
   app.addHook("preClose", stopWorkers);
   app.addHook("onClose", async () => {
+    await networkAccess.close();
     await stopWorkers();
     leafMoves.unsubscribe();
     const index = readSide.current()?.index;
@@ -302,7 +336,9 @@ async function registerAll(
   });
   registerOriginPolicy(
     app,
-    createOriginPolicy(options.allowedOrigins ?? allowedOriginsFromEnv(env), options.extraHosts ? { extraHosts: options.extraHosts } : {}),
+    createOriginPolicy(options.allowedOrigins ?? allowedOriginsFromEnv(env), {
+      extraHosts: () => [...services.networkAccess.extraHosts(), ...(options.extraHosts?.() ?? [])],
+    }),
   );
   app.addHook("onRequest", settingsNoStore);
   // Before any route: it applies to the routes added after it (JSON API responses; see compression.ts).
@@ -351,6 +387,10 @@ async function registerAll(
   });
 
   await app.register(infoRoutes, { version });
+  // The native backend's own records (connections, app settings, pins): leyline.sqlite, not the session index.
+  await app.register(connectionsRoutes, { readSide });
+  await app.register(appSettingsRoutes, { readSide });
+  await app.register(pinnedSessionsRoutes, { readSide });
   await app.register(healthRoutes, {
     readSide,
     runtimeHost,
@@ -372,6 +412,7 @@ async function registerAll(
   await app.register(fsRoutes, options.home !== undefined ? { home: options.home } : {});
   await app.register(subagentsRoutes, { readSide, runtimeHost, agentDir });
   await app.register(piSettingsRoutes, { settings: piSettings });
+  await app.register(networkAccessRoutes, { networkAccess: services.networkAccess });
   await app.register(filesRoutes, { readSide, host, dataDir, env });
   await app.register(reviewRoutes, options.heartbeatMs !== undefined ? { heartbeatMs: options.heartbeatMs } : {});
   await app.register(reviewActionsRoutes, { readSide, host, agentDir });

@@ -4,6 +4,7 @@ import {
   createOriginPolicy,
   CROSS_SITE_REFUSED,
   HOST_NOT_ALLOWED,
+  isLoopbackHost,
   normalizeOrigin,
   ORIGIN_NOT_ALLOWED,
   parseHostHeader,
@@ -18,8 +19,7 @@ describe("origin policy", () => {
     for (const origin of ["http://127.0.0.1:5173", "https://127.0.0.1", "http://localhost:3000", "http://localhost", "http://[::1]:8787"]) {
       expect(policy.allows(origin, "127.0.0.1:8787"), origin).toBe(true);
     }
-    expect(policy.allows("http://192.168.1.5:8787", "192.168.1.5:8787")).toBe(true);
-    expect(policy.allows("http://192.168.1.5", "192.168.1.5:80")).toBe(true);
+    expect(policy.allows("http://127.0.0.2:8787", "127.0.0.2:8787")).toBe(true);
     expect(policy.allows("http://dev.localhost:8787", "DEV.localhost:8787")).toBe(true);
     expect(policy.allows("http://app.example.com:8787", "app.example.com:8787")).toBe(true);
   });
@@ -28,6 +28,14 @@ describe("origin policy", () => {
     expect(policy.allows("http://evil.example:8787", "evil.example:8787")).toBe(false);
     expect(policy.allows("http://myhost:8787", "MYHOST:8787")).toBe(false);
     expect(createOriginPolicy([], { extraHosts: () => ["myhost"] }).allows("http://myhost:8787", "MYHOST:8787")).toBe(true);
+  });
+
+  it("counts a LAN address as same-origin only while extra hosts list it (network access on)", () => {
+    expect(policy.allows("http://192.168.1.5:8787", "192.168.1.5:8787")).toBe(false);
+    const sharing = createOriginPolicy([], { extraHosts: () => ["192.168.1.5:8787", "192.168.1.5:80"] });
+    expect(sharing.allows("http://192.168.1.5:8787", "192.168.1.5:8787")).toBe(true);
+    expect(sharing.allows("http://192.168.1.5", "192.168.1.5:80")).toBe(true);
+    expect(sharing.allows("http://192.168.1.5:8787", "192.168.1.5:9999")).toBe(false);
   });
 
   it("allows configured origins after normalisation and rejects everything else", () => {
@@ -106,11 +114,10 @@ describe("host allow-list, origin and fetch metadata (refusal table)", () => {
     "[::1]",
     "leyline.localhost:8787",
     "a.b.localhost",
-    "192.168.1.5:8787",
-    "10.0.0.1",
-    "0.0.0.0:8787",
-    "[fe80::1]:8787",
-    "[2001:db8::1]",
+    "127.255.255.254:1",
+    "[0:0:0:0:0:0:0:1]:8787",
+    "[::ffff:127.0.0.1]:8787",
+    "[::ffff:7f00:1]",
     "app.example.com",
     "app.example.com:443",
     "lan.example:9999",
@@ -132,6 +139,15 @@ describe("host allow-list, origin and fetch metadata (refusal table)", () => {
     "[::1]:99999",
     "localhost:8787, evil.example",
     "",
+    // non-loopback IP literals: only while extra hosts (the network-access relay) list them
+    "192.168.1.5:8787",
+    "10.0.0.1",
+    "0.0.0.0:8787",
+    "128.0.0.1",
+    "[fe80::1]:8787",
+    "[2001:db8::1]",
+    "[::ffff:192.0.2.10]",
+    "[::]:8787",
   ])("refuses Host %s with 'Host not allowed'", (host) => {
     expect(policy.refusal(request({ host }))).toBe(HOST_NOT_ALLOWED);
     expect(policy.refusal(request({ host, url: "/" }))).toBe(HOST_NOT_ALLOWED);
@@ -161,6 +177,31 @@ describe("host allow-list, origin and fetch metadata (refusal table)", () => {
     expect(policy.refusal(request({ host: "leyline-box.lan:8787", origin: "http://leyline-box.lan:8787" }))).toBeNull();
     relay.clear();
     expect(policy.refusal(request({ host: "leyline-box.lan:8787" }))).toBe(HOST_NOT_ALLOWED);
+  });
+
+  it("allows a non-loopback IP literal only with the port extra hosts list it with, and only while listed", () => {
+    expect(policy.refusal(request({ host: "192.0.2.10:9000" }))).toBe(HOST_NOT_ALLOWED);
+    relay.add("192.0.2.10:9000");
+    try {
+      expect(policy.refusal(request({ host: "192.0.2.10:9000" }))).toBeNull();
+      expect(
+        policy.refusal(request({ host: "192.0.2.10:9000", origin: "http://192.0.2.10:9000", secFetchSite: "same-origin" })),
+      ).toBeNull();
+      expect(policy.refusal(request({ host: "192.0.2.10:8787" }))).toBe(HOST_NOT_ALLOWED);
+      expect(policy.refusal(request({ host: "192.0.2.10" }))).toBe(HOST_NOT_ALLOWED);
+    } finally {
+      relay.clear();
+    }
+    expect(policy.refusal(request({ host: "192.0.2.10:9000" }))).toBe(HOST_NOT_ALLOWED);
+  });
+
+  it("tells loopback hosts from the others", () => {
+    for (const host of ["localhost", "a.localhost", "127.0.0.1", "127.1.2.3", "[::1]", "[0::1]", "[::ffff:127.0.0.1]"]) {
+      expect(isLoopbackHost(host), host).toBe(true);
+    }
+    for (const host of ["0.0.0.0", "128.0.0.1", "192.0.2.10", "[::]", "[fe80::1]", "[::ffff:192.0.2.10]", "localhost.example", "[zz]"]) {
+      expect(isLoopbackHost(host), host).toBe(false);
+    }
   });
 
   it.each([

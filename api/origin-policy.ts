@@ -5,10 +5,13 @@
  *
  * 1. Host allow-list (against DNS rebinding: a page on `evil.example` whose name re-resolves to 127.0.0.1
  *    sends `Host: evil.example:PORT` and, being "same-origin" in the browser's eyes, an Origin to match).
- *    Allowed Host values (any port, or none): loopback names (`localhost`, `[::1]`), `*.localhost` (browsers
- *    resolve these to loopback themselves, so DNS cannot rebind them), IP literals (IPv4 dotted quads and
- *    bracketed IPv6: a rebinding page always sends its DNS name, never an address), the host names of
- *    LEYLINE_SERVER_ALLOWED_ORIGINS, and `extraHosts()` (a hook for the network-access relay's names).
+ *    Always allowed (any port, or none): loopback addresses (`127.0.0.0/8` dotted quads, `[::1]`, IPv4-mapped
+ *    loopback), loopback names (`localhost`), `*.localhost` (browsers resolve these to loopback themselves, so DNS
+ *    cannot rebind them) and the host names of LEYLINE_SERVER_ALLOWED_ORIGINS. Any other Host, a non-loopback IP
+ *    literal or the machine's own name included, is allowed only while `extraHosts()` lists it (by name, or
+ *    `name:port` for that port only): the network-access service lists the relay's addresses and names with the
+ *    relay's port while sharing is on, and only then, and the interface addresses with the origin's own port
+ *    when the origin itself listens outside loopback (spec "Network access"; buildApp adds its `extraHosts`).
  *    A request without a Host header is allowed only on HTTP/1.0, which has none (browsers always send one;
  *    Node itself answers 400 to an HTTP/1.1 request without it). Refusal: "Host not allowed".
  * 2. Origin: none is allowed (curl, the server's own tools, same-origin GETs); a same-origin request (Origin's
@@ -39,7 +42,6 @@ export const ORIGIN_NOT_ALLOWED = "Origin not allowed";
 export const CROSS_SITE_REFUSED = "Cross-site request refused";
 
 const LOOPBACK_HOSTNAMES = new Set(["127.0.0.1", "localhost", "[::1]"]);
-const LOOPBACK_NAMES = new Set(["localhost", "[::1]"]);
 
 /** `scheme://host[:port]` of an origin (lower-case, default ports dropped), or null when it is not http(s). */
 export function normalizeOrigin(origin: string): string | null {
@@ -81,11 +83,26 @@ export function parseHostHeader(value: string): { hostname: string; port: string
   return { hostname, port };
 }
 
-/** Whether a host name (as parseHostHeader returns it) is an IP literal or a loopback name. */
-function isLoopbackOrAddress(hostname: string): boolean {
-  if (LOOPBACK_NAMES.has(hostname) || hostname.endsWith(".localhost")) return true;
-  if (hostname.startsWith("[")) return true; // parseHostHeader checked it is an IPv6 literal
-  return net.isIPv4(hostname);
+/** A dotted quad in 127.0.0.0/8. */
+function isLoopbackIPv4(text: string): boolean {
+  return net.isIPv4(text) && text.startsWith("127.");
+}
+
+/**
+ * Whether a host name (as parseHostHeader returns it) is loopback: `localhost`, `*.localhost`, an address in
+ * 127.0.0.0/8, `[::1]` (any spelling) or an IPv4-mapped loopback address (`[::ffff:127.0.0.1]`).
+ */
+export function isLoopbackHost(hostname: string): boolean {
+  if (hostname === "localhost" || hostname.endsWith(".localhost")) return true;
+  if (hostname.startsWith("[")) {
+    const literal = hostname.slice(1, -1);
+    if (!net.isIPv6(literal)) return false;
+    const address = new net.SocketAddress({ address: literal, family: "ipv6" }).address;
+    if (address === "::1") return true;
+    const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/.exec(address);
+    return mapped?.[1] !== undefined && isLoopbackIPv4(mapped[1]);
+  }
+  return isLoopbackIPv4(hostname);
 }
 
 /** What a request brings to the policy (header values as received; undefined when absent). */
@@ -140,7 +157,7 @@ export function createOriginPolicy(extraOrigins: readonly string[] = [], options
     if (host === undefined) return httpVersion === "1.0" || httpVersion === "0.9";
     const parsed = parseHostHeader(host);
     if (parsed === null) return false;
-    if (isLoopbackOrAddress(parsed.hostname) || originHostnames.has(parsed.hostname)) return true;
+    if (isLoopbackHost(parsed.hostname) || originHostnames.has(parsed.hostname)) return true;
     for (const entry of options.extraHosts?.() ?? []) {
       const allowed = parseHostHeader(entry);
       if (allowed === null) continue;

@@ -30,6 +30,11 @@ export interface ReadSide {
   failure(): string | null;
   /** The services once ready; rejects when start-up failed or the read side is closed. */
   ready(): Promise<ReadSideServices>;
+  /**
+   * leyline.sqlite once it is open and migrated, before the session index is ready (the native app's records:
+   * connections, app settings, network access, pins); rejects when it failed to open or the read side closed.
+   */
+  database(): Promise<LeylineDatabaseHandle>;
   /** The services when ready, else null. */
   current(): ReadSideServices | null;
   close(): Promise<void>;
@@ -53,9 +58,14 @@ export function openReadSide(options: ReadSideOptions): ReadSide {
   let index: SessionIndex<SessionSummary> | null = null;
   let search: SearchIndexer | null = null;
 
-  const opened = (async (): Promise<ReadSideServices> => {
-    database = await openLeylineDatabase({ dataDir: options.dataDir });
+  const databaseOpened = openLeylineDatabase({ dataDir: options.dataDir }).then((handle) => {
+    database = handle;
     if (closing) throw new Error("The read side was closed while it opened");
+    return handle;
+  });
+  databaseOpened.catch(() => undefined);
+  const opened = (async (): Promise<ReadSideServices> => {
+    database = await databaseOpened;
     phase = "indexing";
     index = createPiSessionIndex({
       db: database.db,
@@ -86,6 +96,7 @@ export function openReadSide(options: ReadSideOptions): ReadSide {
     phase: () => phase,
     failure: () => failure,
     ready: () => opened,
+    database: () => databaseOpened,
     current: () => services,
     async close() {
       if (closing) return;

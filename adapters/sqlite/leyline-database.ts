@@ -5,6 +5,7 @@
 import type { ProjectionCheckpointTable } from "../projections/projection-checkpoint.table.ts";
 import type { SearchDocTable, SearchFileTable, SearchFtsTable, SearchTextTable } from "../search/search-index.table.ts";
 import type { SubagentModelOverrideTable } from "../subagents/subagent-model-override.table.ts";
+import type { AppSettingTable, BackendConnectionTable, PinnedSessionTable } from "../native-app/native-app.table.ts";
 
 export interface LeylineDatabase {
   projection_checkpoints: ProjectionCheckpointTable;
@@ -13,4 +14,7 @@ export interface LeylineDatabase {
   search_docs: SearchDocTable;
   search_text: SearchTextTable;
   search_fts: SearchFtsTable;
+  backend_connections: BackendConnectionTable;
+  app_settings: AppSettingTable;
+  pinned_sessions: PinnedSessionTable;
 }

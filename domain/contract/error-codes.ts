@@ -26,6 +26,10 @@ export const ERROR_STATUS = {
   subagent_not_found: 404,
   /** Pi Settings: a provider, model or MCP configuration, or a settings operation, that does not exist (or expired). */
   settings_not_found: 404,
+  /** A backend connection id the native registry does not have (spec "Connection registry", "Pinned sessions"). */
+  connection_not_found: 404,
+  /** An app setting key other than the ones the settings routes accept (spec "App settings"). */
+  setting_not_found: 404,
   /** A known path with a method it does not accept (sent with an Allow header). */
   method_not_allowed: 405,
   /**

@@ -1,6 +1,8 @@
 /** Every HTTP route of the contract, in one list (the OpenAPI coverage test and the client read it). */
 import { FILE_ROUTES } from "./http-files.ts";
 import type { RouteContract } from "./http-route.ts";
+import { NATIVE_APP_ROUTES } from "./http-native-app.ts";
+import { NETWORK_ACCESS_ROUTES } from "./http-network-access.ts";
 import { PI_SETTINGS_ROUTES } from "./http-pi-settings.ts";
 import { REVIEW_ROUTES } from "./http-review.ts";
 import { REVIEW_ACTION_ROUTES } from "./http-review-actions.ts";
@@ -15,6 +17,8 @@ import { terminalSocket } from "./terminal-socket.ts";
 export function contractRoutes(): RouteContract[] {
   return [
     ...SERVICE_ROUTES,
+    ...NATIVE_APP_ROUTES,
+    ...NETWORK_ACCESS_ROUTES,
     ...SESSION_ROUTES,
     ...SEARCH_ROUTES,
     ...SESSION_TREE_ROUTES,

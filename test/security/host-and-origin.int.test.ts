@@ -6,8 +6,10 @@
  * - fetch metadata: `Sec-Fetch-Site: cross-site` / `same-site` without an allowed Origin (what an `<img src>`
  *   or a form sends) is refused on /api GET and POST, so GET /api/pi/state builds no preview and
  *   POST /api/pi/sessions/:id/bash opens no runtime; same-origin, none and absent metadata keep working;
- * - the allow-list: loopback names, `*.localhost`, IP literals, the hosts of allowed origins and extra hosts;
- *   a request without Host only on HTTP/1.0.
+ * - the allow-list: loopback names and addresses, `*.localhost`, the hosts of allowed origins and extra hosts;
+ *   a request without Host only on HTTP/1.0;
+ * - network access: a non-loopback address (an injected documentation address, 192.0.2.10; traffic only ever goes
+ *   to 127.0.0.1 with that Host header) is allowed with the relay's port while sharing is on, and only then.
  */
 import fs from "node:fs";
 import net from "node:net";
@@ -16,6 +18,8 @@ import type { FastifyInstance, InjectOptions } from "fastify";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { InProcessWorkerClient } from "../../adapters/runtime-client/in-process-worker-client.ts";
+import type { NetworkAccessOptions } from "../../adapters/network-access/network-access-service.ts";
+import { freePort } from "../../adapters/network-access/relay.fixture.ts";
 import { CROSS_SITE_REFUSED, HOST_NOT_ALLOWED } from "../../api/origin-policy.ts";
 import { listenForEvents, runtimeApiSuite } from "../../api/runtime-api.fixture.ts";
 import { writeSeedSession } from "../e2e/support/session-seed.ts";
@@ -37,6 +41,14 @@ interface Counted {
 
 const relayHosts = new Set<string>();
 
+const LAN = "192.0.2.10";
+/** The relay binds 127.0.0.1 only; the machine's interfaces are a documentation address. */
+const networkAccess: NetworkAccessOptions = {
+  bindHost: "127.0.0.1",
+  interfaces: () => ({ eth0: [{ address: LAN, family: "IPv4", internal: false }] }),
+  hostname: () => "leyline-sec-box",
+};
+
 /** An app whose worker factory counts every runtime or preview started, over one seeded session. */
 async function countedApp(): Promise<Counted> {
   const sessionsDir = path.join(dirs.agentDir, "sessions");
@@ -54,7 +66,7 @@ async function countedApp(): Promise<Counted> {
         return InProcessWorkerClient.start({ fauxScript });
       },
     },
-    app: { allowedOrigins: ["https://app.example.com"], extraHosts: () => relayHosts },
+    app: { allowedOrigins: ["https://app.example.com"], extraHosts: () => relayHosts, networkAccess },
   });
   await app.leyline.readSide.ready();
   return { app, workers: () => created, sessionId: id };
@@ -130,28 +142,39 @@ describe("DNS rebinding: the Host allow-list", () => {
     expect(app.leyline.host.openRuntimes()).toHaveLength(0);
   });
 
-  it("allows loopback names, *.localhost, IP literals, allowed-origin hosts and extra hosts (any port)", async () => {
+  it("allows loopback names and addresses, *.localhost, allowed-origin hosts and extra hosts (any port)", async () => {
     const { app } = await countedApp();
     const hosts = [
       "localhost:8787",
       "127.0.0.1:8787",
       "127.0.0.1",
+      "127.3.2.1:9",
       "[::1]:8787",
       "leyline.localhost:8787",
-      "192.168.1.5:8787",
-      "[fe80::1]:9000",
       "app.example.com",
     ];
     for (const host of hosts) {
       expect((await send(app, { method: "GET", url: "/api/pi/sessions", headers: { host } })).status, host).toBe(200);
     }
-    // the same-origin rule holds for an allowed host
-    const sameOrigin = await send(app, {
-      method: "GET",
-      url: "/api/pi/sessions",
-      headers: { host: "192.168.1.5:8787", origin: "http://192.168.1.5:8787" },
-    });
-    expect(sameOrigin.status).toBe(200);
+    // other IP literals only while an extra host (the network relay) lists them
+    for (const host of ["192.168.1.5:8787", "[fe80::1]:9000", "0.0.0.0:8787"]) {
+      expect(await send(app, { method: "GET", url: "/api/pi/sessions", headers: { host } }), host).toEqual({
+        status: 403,
+        body: { error: HOST_NOT_ALLOWED },
+      });
+    }
+    relayHosts.add("192.168.1.5:8787");
+    try {
+      // the same-origin rule holds for an allowed host
+      const sameOrigin = await send(app, {
+        method: "GET",
+        url: "/api/pi/sessions",
+        headers: { host: "192.168.1.5:8787", origin: "http://192.168.1.5:8787" },
+      });
+      expect(sameOrigin.status).toBe(200);
+    } finally {
+      relayHosts.clear();
+    }
     // the network relay's names join the list while they are in the extra-host set
     expect((await send(app, { method: "GET", url: "/api/health", headers: { host: "leyline-box.lan:8787" } })).status).toBe(403);
     relayHosts.add("leyline-box.lan");
@@ -186,6 +209,62 @@ describe("DNS rebinding: the Host allow-list", () => {
     expect(await rawRequest(Number(port), "GET /api/health HTTP/1.0\r\n\r\n")).toMatch(/^HTTP\/1\.[01] 200/);
     expect(await rawRequest(Number(port), "GET /api/health HTTP/1.0\r\nHost: evil.example\r\n\r\n")).toMatch(/^HTTP\/1\.[01] 403/);
     expect(await rawRequest(Number(port), "GET /api/health HTTP/1.1\r\nConnection: close\r\n\r\n")).toMatch(/^HTTP\/1\.[01] 400/);
+  });
+});
+
+describe("network access: the relay's addresses", () => {
+  /** One raw HTTP/1.1 request to 127.0.0.1:port with this Host header; resolves with the status and body. */
+  function hostRequest(port: number, host: string, url = "/api/health"): Promise<{ status: number; body: string }> {
+    return new Promise((resolve, reject) => {
+      const socket = net.connect(port, "127.0.0.1", () =>
+        socket.write(`GET ${url} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`),
+      );
+      let received = "";
+      socket.setEncoding("utf8");
+      socket.on("data", (chunk: string) => (received += chunk));
+      socket.on("end", () => {
+        const [head = "", body = ""] = received.split("\r\n\r\n", 2);
+        resolve({ status: Number(head.slice(9, 12)), body });
+      });
+      socket.on("error", reject);
+    });
+  }
+
+  it("allows the interface address with the relay's port while sharing is on, and only then", async () => {
+    const { app } = await countedApp();
+    const originPort = Number(new URL(await listenForEvents(app)).port);
+    const relayPort = await freePort();
+    const lanHost = `${LAN}:${relayPort}`;
+    const refused = { status: 403, body: JSON.stringify({ error: HOST_NOT_ALLOWED }) };
+    try {
+      // sharing off (its port saved): the origin refuses the relay's address
+      expect((await send(app, { method: "PUT", url: "/api/leyline/network-access", payload: { port: relayPort } })).status).toBe(200);
+      expect(await hostRequest(originPort, lanHost)).toEqual(refused);
+      expect(await hostRequest(originPort, `leyline-sec-box.local:${relayPort}`)).toEqual(refused);
+
+      const on = await send(app, { method: "PUT", url: "/api/leyline/network-access", payload: { enabled: true } });
+      expect(on.body).toMatchObject({ enabled: true, port: relayPort, urls: [`http://${lanHost}`] });
+      expect((await hostRequest(originPort, lanHost)).status).toBe(200);
+      expect((await hostRequest(relayPort, lanHost)).status).toBe(200);
+      expect((await hostRequest(relayPort, `leyline-sec-box:${relayPort}`)).status).toBe(200);
+      expect((await hostRequest(relayPort, `leyline-sec-box.local:${relayPort}`)).status).toBe(200);
+      // only with the relay's port; the origin itself listens on loopback (no direct access)
+      expect(await hostRequest(originPort, `${LAN}:${originPort}`)).toEqual(refused);
+      expect(await hostRequest(relayPort, LAN)).toEqual(refused);
+      expect(await hostRequest(relayPort, "evil.example")).toEqual(refused);
+      // a WebSocket upgrade through the relay with the LAN Host opens
+      expect(await handshake(`ws://127.0.0.1:${relayPort}/api/pi/events`, { host: lanHost, origin: `http://${lanHost}` })).toEqual({
+        opened: true,
+      });
+
+      const off = await send(app, { method: "PUT", url: "/api/leyline/network-access", payload: { enabled: false } });
+      expect(off.body).toMatchObject({ enabled: false, port: null });
+      expect(await hostRequest(originPort, lanHost)).toEqual(refused);
+      expect(await handshake(`ws://127.0.0.1:${originPort}/api/pi/events`, { host: lanHost })).toEqual(refused);
+    } finally {
+      // the suite's apps share one data dir: leave sharing saved off
+      await send(app, { method: "PUT", url: "/api/leyline/network-access", payload: { enabled: false, port: 0 } });
+    }
   });
 });
 

@@ -81,6 +81,8 @@ export async function startE2eServer(options: E2eServerOptions): Promise<E2eServ
     PI_CODING_AGENT_DIR: dirs.agentDir,
     LEYLINE_DATA_DIR: dirs.dataDir,
     LEYLINE_FAUX_RESPONSES: scriptFile,
+    // Network access (Settings): the relay binds loopback only in tests, never 0.0.0.0.
+    LEYLINE_NETWORK_ACCESS_HOST: "127.0.0.1",
   };
   // As api/main.ts does: workers learn the API base URL (LEYLINE_API_URL, used by the subagent extension) once
   // the server listens, and one spare worker waits (pi imported, no session) for the first action.

@@ -28,7 +28,10 @@ export interface RequestOptions {
 
 let base = "";
 
-/** The backend origin ("" = the page's own origin; tests point it at a loopback server). */
+/**
+ * The selected backend's base URL: "" = the page's own origin (the native backend); a saved connection's URL
+ * (scheme, host, port and base path) when this window talks to another Leyline backend.
+ */
 export function setApiBase(url: string): void {
   base = url.replace(/\/+$/, "");
 }
@@ -37,15 +40,34 @@ export function apiBase(): string {
   return base;
 }
 
-/** `path` under the API base with the defined query values encoded. */
-export function apiUrl(path: string, query: Record<string, QueryValue> = {}): string {
+function withQuery(root: string, path: string, query: Record<string, QueryValue>): string {
   const params = new URLSearchParams();
   for (const [key, value] of Object.entries(query)) {
     if (value === undefined || value === null) continue;
     params.set(key, String(value));
   }
   const search = params.toString();
-  return `${base}${path}${search === "" ? "" : `?${search}`}`;
+  return `${root}${path}${search === "" ? "" : `?${search}`}`;
+}
+
+/** `path` under the selected backend's base with the defined query values encoded. */
+export function apiUrl(path: string, query: Record<string, QueryValue> = {}): string {
+  return withQuery(base, path, query);
+}
+
+/**
+ * `path` on the native backend (the page's own origin), whichever backend the window selected: the connection
+ * registry, app settings, network access and pins live there (spec "Connection registry").
+ */
+export function nativeUrl(path: string, query: Record<string, QueryValue> = {}): string {
+  return withQuery(nativeBase, path, query);
+}
+
+let nativeBase = "";
+
+/** Tests outside a browser page: the native backend's origin ("" = the page's own origin, always in the app). */
+export function setNativeBase(url: string): void {
+  nativeBase = url.replace(/\/+$/, "");
 }
 
 function errorText(body: unknown): string | null {
@@ -66,8 +88,17 @@ async function readBody(response: Response): Promise<unknown> {
   }
 }
 
-/** One API request. Resolves with the parsed JSON body; rejects with ApiError (or the abort error). */
-export async function request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+/** One request to the selected backend. Resolves with the parsed JSON body; rejects with ApiError (or the abort error). */
+export function request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+  return send<T>(apiUrl(path, options.query), method, path, options);
+}
+
+/** One request to the native backend (see nativeUrl). */
+export function nativeRequest<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+  return send<T>(nativeUrl(path, options.query), method, path, options);
+}
+
+async function send<T>(url: string, method: string, path: string, options: RequestOptions): Promise<T> {
   const label = `${method} ${path}`;
   const headers: Record<string, string> = { accept: "application/json" };
   const init: RequestInit = { method, headers };
@@ -78,7 +109,7 @@ export async function request<T>(method: string, path: string, options: RequestO
   if (options.signal) init.signal = options.signal;
   let response: Response;
   try {
-    response = await fetch(apiUrl(path, options.query), init);
+    response = await fetch(url, init);
   } catch (error) {
     if (options.signal?.aborted) throw error;
     const detail = error instanceof Error && error.message ? ` (${error.message})` : "";
@@ -103,6 +134,18 @@ export const http = {
   patch: <T>(path: string, body?: unknown, options?: Omit<RequestOptions, "body">) =>
     request<T>("PATCH", path, { ...options, body: body ?? {} }),
   delete: <T>(path: string, options?: Omit<RequestOptions, "body">) => request<T>("DELETE", path, options),
+};
+
+/** The native backend's routes (/api/leyline/...), whatever backend the window selected. */
+export const nativeHttp = {
+  get: <T>(path: string, options?: Omit<RequestOptions, "body">) => nativeRequest<T>("GET", path, options),
+  post: <T>(path: string, body?: unknown, options?: Omit<RequestOptions, "body">) =>
+    nativeRequest<T>("POST", path, { ...options, body: body ?? {} }),
+  put: <T>(path: string, body?: unknown, options?: Omit<RequestOptions, "body">) =>
+    nativeRequest<T>("PUT", path, { ...options, body: body ?? {} }),
+  patch: <T>(path: string, body?: unknown, options?: Omit<RequestOptions, "body">) =>
+    nativeRequest<T>("PATCH", path, { ...options, body: body ?? {} }),
+  delete: <T>(path: string, options?: Omit<RequestOptions, "body">) => nativeRequest<T>("DELETE", path, options),
 };
 
 /** Words for an error of any kind, for banners and toasts. */

@@ -24,7 +24,11 @@ export const SHORTCUTS: readonly ShortcutSpec[] = [
   },
   { id: "interrupt", keys: [["Esc"]], description: "Interrupt the running turn" },
   { id: "toggle-sidebar", keys: [["Alt", "B"]], description: "Show or hide the session list" },
-  { id: "settings", keys: [["Alt", ","]], description: "Settings: models, providers and MCP servers" },
+  {
+    id: "settings",
+    keys: [["Alt", ","]],
+    description: "Settings: models, providers, MCP servers, appearance, network access and connections",
+  },
   { id: "help", keys: [["?"]], description: "Show these shortcuts" },
 ];
 

@@ -1,6 +1,9 @@
 // @vitest-environment node
 // The store against the real backend app on a loopback port (no stand-ins).
 import { createPinia, setActivePinia } from "pinia";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { FastifyInstance } from "fastify";
 import { buildApp } from "../../../api/app.ts";
@@ -13,7 +16,15 @@ afterEach(async () => {
 });
 
 async function listen(): Promise<string> {
-  app = await buildApp({ version: "7.7.7" });
+  // Temp dirs: never the machine's own ~/.pi or Leyline data dir.
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), "leyline-backend-store-"));
+  app = await buildApp({
+    version: "7.7.7",
+    dataDir: path.join(root, "data"),
+    agentDir: path.join(root, "agent"),
+    env: {},
+    watchSessions: false,
+  });
   return app.listen({ port: 0, host: "127.0.0.1" });
 }
 

@@ -17,6 +17,7 @@ import { readSetting, SETTING_KEYS, writeSetting } from "../lib/local-storage.ts
 import { groupByDay, sessionDayGroup } from "../lib/session-groups.ts";
 import { recentProjects, visibleSessions } from "../lib/session-search.ts";
 import { nestSubagents, type SessionNode } from "../lib/session-tree.ts";
+import { usePinsStore } from "./pins.store.ts";
 
 export type ListStatus = "idle" | "loading" | "ready";
 
@@ -83,6 +84,7 @@ export function withLocalChanges(rows: readonly SessionRow[], local: Readonly<Re
  * skipped when the server already reported that session after the request was sent.
  */
 export const useSessionsStore = defineStore("sessions", () => {
+  const pins = usePinsStore();
   /** The server's rows, in list order. */
   const rows = shallowRef<SessionRow[]>([]);
   /** Local changes the server has not confirmed yet, by session id (null: deleted). */
@@ -192,11 +194,15 @@ export const useSessionsStore = defineStore("sessions", () => {
     return response;
   }
 
-  /** DELETE /api/pi/sessions/:id (the file moves to leyline-trash); the caller confirms first. Hidden at once. */
+  /**
+   * DELETE /api/pi/sessions/:id (the file moves to leyline-trash); the caller confirms first. Hidden at once, and
+   * unpinned (so our own deletes leave no stale pin; a failed unpin says so in a notice).
+   */
   async function remove(id: string): Promise<DeleteSessionResponse> {
     const mark = reports;
     const response = await http.delete<DeleteSessionResponse>(`/api/pi/sessions/${encodeURIComponent(id)}`);
     if (!reportedSince(id, mark) && rows.value.some((row) => row.id === id)) setLocal(id, null);
+    void pins.unpin(id);
     return response;
   }
 

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { FileSettings } from "../../api/files.ts";
 import { cleanedAfterEach, fakeBackend, type FakeAnswer, type RecordedRequest } from "../composer/composer.fixture.ts";
 import { fileLinksPinia, fileSettings } from "../workspace/file-links.fixture.ts";
+import { useBackendStore } from "../../stores/backend.store.ts";
 import FilesPanel from "./FilesPanel.vue";
 import { mcpInventory } from "./pi-settings.fixture.ts";
 import SettingsModal from "./SettingsModal.vue";
@@ -107,6 +108,9 @@ describe("Files settings", () => {
 describe("Settings modal Files section", () => {
   async function mountModal(fileLinks: boolean) {
     const pinia = fileLinksPinia(fileLinks);
+    // The pi sections are offered (the modal's first tabs) only on a backend with Pi Settings.
+    const info = useBackendStore(pinia).info;
+    if (info !== null) info.capabilities.piSettings = true;
     const files = filesBackend(fileSettings());
     mounted.backend = fakeBackend((request) => {
       if (request.path.startsWith("/api/pi/settings/providers")) return { body: { revision: "r1", providers: [] } };
@@ -131,10 +135,16 @@ describe("Settings modal Files section", () => {
     await tab.trigger("click");
     expect(w.get("[data-test=settings-files]").isVisible()).toBe(true);
     expect(w.find("[data-test=files-settings]").exists()).toBe(true);
-    // Arrow keys wrap around the three tabs.
+    // Arrow keys move through the tabs and wrap around: Files sits after pi's two sections.
     await tab.trigger("keydown", { key: "ArrowDown" });
+    expect(w.get("[data-test=settings-section-appearance]").attributes("aria-selected")).toBe("true");
+    await w.get("[data-test=settings-section-appearance]").trigger("keydown", { key: "End" });
+    await w.get("[data-test=settings-section-connections]").trigger("keydown", { key: "ArrowDown" });
     expect(w.get("[data-test=settings-section-models]").attributes("aria-selected")).toBe("true");
-    await w.get("[data-test=settings-section-models]").trigger("keydown", { key: "End" });
+    await w.get("[data-test=settings-section-models]").trigger("keydown", { key: "ArrowUp" });
+    await w.get("[data-test=settings-section-connections]").trigger("keydown", { key: "Home" });
+    await w.get("[data-test=settings-section-models]").trigger("keydown", { key: "ArrowDown" });
+    await w.get("[data-test=settings-section-mcp]").trigger("keydown", { key: "ArrowDown" });
     expect(tab.attributes("aria-selected")).toBe("true");
   });
 });

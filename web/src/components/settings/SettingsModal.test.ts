@@ -35,6 +35,11 @@ function settingsBackend() {
     if (path === "/api/pi/fs")
       return { body: { path: PROJECT, parent: "/work", parentPath: "/work", home: "/home", root: "/", entries: [], directories: [] } };
     if (path === "/api/pi/state") return { body: { active: activeOf() } };
+    if (path === "/api/leyline/settings/ui.thinking_default") return { body: { key: "ui.thinking_default", value: "" } };
+    if (path === "/api/leyline/network-access")
+      return {
+        body: { available: true, enabled: false, port: null, configuredPort: 0, urls: [], directAccess: false, error: "" },
+      };
     if (path === "/api/pi/settings/mcp" && request.method === "GET") return { body: mcpInventory("m1", [mcpServer("docs")]) };
     if (path === "/api/pi/settings/providers" && request.method === "GET") return { body: inventory() };
     if (request.method === "PUT" && body["revision"] !== `r${revision}`)
@@ -124,12 +129,48 @@ async function poll(times = 1) {
 }
 
 describe("Settings modal", () => {
-  it("is offered only when the backend has Pi Settings", async () => {
-    const { w } = await mountApp(false);
-    expect(w.find("[data-test=settings-open]").exists()).toBe(false);
+  it("is offered without Pi Settings too: it opens on Appearance and reads nothing of pi's configuration", async () => {
+    const { w, requests } = await mountApp(false);
     press({ key: ",", code: "Comma", altKey: true });
     await flushPromises();
+    expect(w.find("[data-test=settings-modal]").exists()).toBe(true);
+    const tabs = w.findAll("[role=tab]");
+    expect(tabs.map((tab) => tab.text())).toEqual(["Appearance", "Network access", "Connections"]);
+    expect(w.get("[data-test=settings-section-appearance]").attributes("aria-selected")).toBe("true");
+    expect(document.activeElement?.getAttribute("data-test")).toBe("settings-section-appearance");
+    expect(w.get("[data-test=settings-appearance]").isVisible()).toBe(true);
+    expect(w.find("[data-test=settings-models]").exists()).toBe(false);
+    expect(requests.filter((r) => r.path.startsWith("/api/pi/settings"))).toEqual([]);
+    expect(requests.map((r) => r.path)).toEqual(
+      expect.arrayContaining(["/api/leyline/settings/ui.thinking_default", "/api/leyline/network-access"]),
+    );
+    expect(w.get("[data-test=settings-reload-note]").text()).toBe("");
+
+    await w.get("[data-test=settings-section-appearance]").trigger("keydown", { key: "ArrowDown" });
+    expect(w.get("[data-test=settings-section-network]").attributes("aria-selected")).toBe("true");
+    expect(w.get("[data-test=settings-network]").isVisible()).toBe(true);
+    expect(w.get("[data-test=settings-appearance]").isVisible()).toBe(false);
+    await w.get("[data-test=settings-close]").trigger("click");
     expect(w.find("[data-test=settings-modal]").exists()).toBe(false);
+    await w.get("[data-test=settings-open]").trigger("click");
+    expect(w.find("[data-test=settings-modal]").exists()).toBe(true);
+  });
+
+  it("with Pi Settings lists pi's sections first, then Appearance and Network access", async () => {
+    const { w } = await mountApp();
+    await w.get("[data-test=settings-open]").trigger("click");
+    await flushPromises();
+    expect(w.findAll("[role=tab]").map((tab) => tab.text())).toEqual([
+      "Models & providers",
+      "MCP servers",
+      "Appearance",
+      "Network access",
+      "Connections",
+    ]);
+    await w.get("[data-test=settings-section-network]").trigger("click");
+    expect(w.get("[data-test=settings-network]").isVisible()).toBe(true);
+    expect(w.get("[data-test=network-switch]").attributes("role")).toBe("switch");
+    expect(w.get("[data-test=settings-reload-note]").text()).toBe("");
   });
 
   it("opens with the Settings button or Alt+, and shows the providers with their auth state", async () => {

@@ -4,15 +4,20 @@ import { sessionTitle } from "../../lib/session-search.ts";
 import { useDialogsStore } from "../../stores/dialogs.store.ts";
 import { useNoticesStore } from "../../stores/notices.store.ts";
 import { useOpenSessionStore } from "../../stores/open-session.store.ts";
+import { usePinsStore } from "../../stores/pins.store.ts";
 import { useSessionsStore } from "../../stores/sessions.store.ts";
 
-/** Rename and delete as the sidebar offers them: confirmation, errors in words, navigation after delete. */
+/**
+ * Rename, delete and pin as the sidebar offers them: confirmation, errors in words, navigation after delete. Pin and
+ * unpin show at once; the pins store takes a refused change back with a notice.
+ */
 export function useSessionActions() {
   const sessions = useSessionsStore();
   const openSession = useOpenSessionStore();
   const dialogs = useDialogsStore();
   const notices = useNoticesStore();
   const router = useRouter();
+  const pins = usePinsStore();
 
   async function rename(session: SessionSummary, name: string): Promise<boolean> {
     const trimmed = name.replace(/\s+/g, " ").trim();
@@ -46,5 +51,10 @@ export function useSessionActions() {
     }
   }
 
-  return { rename, remove };
+  /** Pins the session, or unpins it when it is pinned; false when the server refused (a notice says why). */
+  function togglePin(id: string): Promise<boolean> {
+    return pins.toggle(id);
+  }
+
+  return { rename, remove, togglePin };
 }

@@ -173,8 +173,9 @@ describe("TranscriptView entries", () => {
     await entry(w, "a2").get("[data-test=thinking-toggle]").trigger("click");
     expect(entry(w, "a2").find("[data-test=thinking-text]").exists()).toBe(false);
 
+    // A new default opens the untouched block; the one closed by hand stays closed.
     await w.setProps({ thinkingDefault: "expanded" });
-    expect(w.findAll("[data-test=thinking]").map((t) => t.attributes("data-open"))).toEqual(["true", "true"]);
+    expect(w.findAll("[data-test=thinking]").map((t) => t.attributes("data-open"))).toEqual(["true", "false"]);
   });
 
   it("shows the streaming message after the entries", async () => {
