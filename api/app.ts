@@ -338,6 +338,7 @@ async function registerAll(
     app,
     createOriginPolicy(options.allowedOrigins ?? allowedOriginsFromEnv(env), {
       extraHosts: () => [...services.networkAccess.extraHosts(), ...(options.extraHosts?.() ?? [])],
+      anyAddress: () => services.networkAccess.directAccess(),
     }),
   );
   app.addHook("onRequest", settingsNoStore);

@@ -376,8 +376,12 @@ describe("the relay", () => {
     expect(await refuses(first)).toBe(true);
     expect((await rawRequest(second, "GET", "/api/health")).status).toBe(200);
     expect(await saved(app)).toEqual({ [NETWORK_ACCESS_KEY]: "true", [NETWORK_ACCESS_PORT_KEY]: String(second) });
-    // automatic selection while a fixed port listens keeps that listener
-    expect((await put(app, { port: 0 })).body).toMatchObject({ enabled: true, port: second, configuredPort: 0 });
+    // automatic selection while a fixed port listens is a port change: a new relay on a free port, the old one closed
+    const automatic = (await put(app, { port: 0 })).body as { enabled: boolean; port: number; configuredPort: number };
+    expect(automatic).toMatchObject({ enabled: true, configuredPort: 0 });
+    expect(automatic.port).not.toBe(second);
+    expect(await refuses(second)).toBe(true);
+    expect((await rawRequest(automatic.port, "GET", "/api/health")).status).toBe(200);
   });
 
   it("keeps the old listener and settings when the new port cannot be bound; the error stays until a success", async () => {

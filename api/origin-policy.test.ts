@@ -195,6 +195,26 @@ describe("host allow-list, origin and fetch metadata (refusal table)", () => {
     expect(policy.refusal(request({ host: "192.0.2.10:9000" }))).toBe(HOST_NOT_ALLOWED);
   });
 
+  it("reads a Host without a port as port 80 (browsers leave the default port out)", () => {
+    const onEighty = createOriginPolicy([], { extraHosts: () => ["192.0.2.10:80"] });
+    expect(onEighty.allowsHost("192.0.2.10")).toBe(true);
+    expect(onEighty.allowsHost("192.0.2.10:80")).toBe(true);
+    expect(onEighty.allowsHost("192.0.2.10:81")).toBe(false);
+    expect(createOriginPolicy([], { extraHosts: () => ["192.0.2.10:9000"] }).allowsHost("192.0.2.10")).toBe(false);
+  });
+
+  it("allows every IP-literal Host (any port) while the origin itself listens outside loopback, and names only when listed", () => {
+    let direct = false;
+    const origin = createOriginPolicy([], { anyAddress: () => direct });
+    expect(origin.allowsHost("192.0.2.10:8080")).toBe(false);
+    direct = true;
+    for (const host of ["192.0.2.10:8080", "10.1.2.3", "[2001:db8::1]:9000"]) expect(origin.allowsHost(host), host).toBe(true);
+    // A rebinding page sends its name: still refused.
+    expect(origin.allowsHost("evil.example:8787")).toBe(false);
+    direct = false;
+    expect(origin.allowsHost("10.1.2.3")).toBe(false);
+  });
+
   it("tells loopback hosts from the others", () => {
     for (const host of ["localhost", "a.localhost", "127.0.0.1", "127.1.2.3", "[::1]", "[0::1]", "[::ffff:127.0.0.1]"]) {
       expect(isLoopbackHost(host), host).toBe(true);

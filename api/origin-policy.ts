@@ -92,6 +92,11 @@ function isLoopbackIPv4(text: string): boolean {
  * Whether a host name (as parseHostHeader returns it) is loopback: `localhost`, `*.localhost`, an address in
  * 127.0.0.0/8, `[::1]` (any spelling) or an IPv4-mapped loopback address (`[::ffff:127.0.0.1]`).
  */
+/** Whether a host name (as parseHostHeader returns it) is an IPv4 address or a bracketed IPv6 address. */
+function isIpLiteral(hostname: string): boolean {
+  return hostname.startsWith("[") || net.isIPv4(hostname);
+}
+
 export function isLoopbackHost(hostname: string): boolean {
   if (hostname === "localhost" || hostname.endsWith(".localhost")) return true;
   if (hostname.startsWith("[")) {
@@ -116,6 +121,12 @@ export interface PolicyRequest {
 }
 
 export interface PolicyOptions {
+  /**
+   * Whether any IP-literal Host (any port) is allowed now: while the origin itself listens outside loopback
+   * (network access's directAccess), people reach it by address through NAT, Docker port maps or proxies. A DNS
+   * rebinding page always sends its own name, never an address, so this opens nothing to rebinding.
+   */
+  readonly anyAddress?: () => boolean;
   /** Host names (or `host:port`) allowed besides the built-in ones, read on every request. */
   readonly extraHosts?: () => Iterable<string>;
 }
@@ -158,10 +169,13 @@ export function createOriginPolicy(extraOrigins: readonly string[] = [], options
     const parsed = parseHostHeader(host);
     if (parsed === null) return false;
     if (isLoopbackHost(parsed.hostname) || originHostnames.has(parsed.hostname)) return true;
+    if (isIpLiteral(parsed.hostname) && options.anyAddress?.() === true) return true;
+    // A browser leaves the default port out of Host: `addr` is `addr:80` (the relay and the origin speak http).
+    const port = parsed.port ?? "80";
     for (const entry of options.extraHosts?.() ?? []) {
       const allowed = parseHostHeader(entry);
       if (allowed === null) continue;
-      if (allowed.hostname === parsed.hostname && (allowed.port === null || allowed.port === parsed.port)) return true;
+      if (allowed.hostname === parsed.hostname && (allowed.port === null || allowed.port === port)) return true;
     }
     return false;
   };

@@ -7,27 +7,24 @@
 import type { FastifyPluginAsync } from "fastify";
 import { listPinnedSessions, pinSession, prunePinnedSessions, unpinSession } from "../domain/contract/http-native-app.ts";
 import { checkPinnedId, checkPruneIds, PINNED_BODY_LIMIT_BYTES } from "../domain/native-app/native-records.ts";
-import { CONNECTION_NOT_FOUND, connectionExists } from "../adapters/native-app/connections-store.ts";
-import { addPin, readPins, removePins } from "../adapters/native-app/pinned-sessions-store.ts";
+import { addPin, readKnownPins, removePins } from "../adapters/native-app/pinned-sessions-store.ts";
 import { typed } from "./contract.ts";
 import { checked, type NativeRoutesOptions } from "./connections.routes.ts";
-import { HttpError } from "./http-error.ts";
 
 export const pinnedSessionsRoutes: FastifyPluginAsync<NativeRoutesOptions> = async (app, options) => {
   const now = options.now ?? Date.now;
   const api = typed(app);
 
-  /** The database and the checked connection id, which must name builtin or a saved connection. */
+  /** The database and the checked connection id (the store answers 404 when it names no connection). */
   const connection = async (raw: unknown) => {
     const connectionId = checked(checkPinnedId(raw, "connectionId"));
     const { db } = await options.readSide.database();
-    if (!(await connectionExists(db, connectionId))) throw new HttpError("connection_not_found", CONNECTION_NOT_FOUND);
     return { db, connectionId };
   };
 
   api.get(listPinnedSessions.url, { schema: listPinnedSessions.schema }, async (request) => {
     const { db, connectionId } = await connection(request.query.connectionId);
-    return readPins(db, connectionId);
+    return readKnownPins(db, connectionId);
   });
 
   api.post(pinSession.url, { schema: pinSession.schema, bodyLimit: PINNED_BODY_LIMIT_BYTES }, async (request, reply) => {

@@ -28,6 +28,11 @@ export function interfaceAddresses(table: InterfaceTable): InterfaceAddress[] {
   return out;
 }
 
+/** os.networkInterfaces(), or none where the platform refuses to list them (some sandboxes throw). */
 export function systemInterfaces(): InterfaceTable {
-  return os.networkInterfaces();
+  try {
+    return os.networkInterfaces();
+  } catch {
+    return {};
+  }
 }

@@ -86,6 +86,8 @@ export interface NetworkAccessService {
   originListening(origin: OriginAddress | null, server?: http.Server): Promise<void>;
   /** Host values (`host:port`) the origin accepts besides its built-in ones; read on every request. */
   extraHosts(): string[];
+  /** Whether the origin itself listens outside loopback (directAccess): any IP-literal Host is then allowed. */
+  directAccess(): boolean;
   /** Closes the relay and waits for its connections (app shutdown). Later updates are refused. */
   close(): Promise<void>;
 }
@@ -258,6 +260,10 @@ export function createNetworkAccessService(options: NetworkAccessServiceOptions)
       origin = at;
       if (server !== undefined) activity = trackOriginActivity(server);
       return serial(restore);
+    },
+
+    directAccess() {
+      return origin !== null && isDirectAccess(origin.address);
     },
 
     extraHosts() {

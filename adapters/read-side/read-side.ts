@@ -96,7 +96,7 @@ export function openReadSide(options: ReadSideOptions): ReadSide {
     phase: () => phase,
     failure: () => failure,
     ready: () => opened,
-    database: () => databaseOpened,
+    database: () => (closing ? Promise.reject(new Error("The read side is closed")) : databaseOpened),
     current: () => services,
     async close() {
       if (closing) return;

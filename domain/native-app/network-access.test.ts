@@ -80,12 +80,12 @@ describe("planNetworkAccessUpdate", () => {
     expect(planNetworkAccessUpdate(off, { enabled: true, port: 0 })).toEqual({ type: "bind", port: 0 });
   });
 
-  it("keeps the listener for a repeated enable, its own port as a fixed port, or automatic selection", () => {
+  it("keeps the listener for a repeated enable or its own port as a fixed port; fixed to automatic binds anew", () => {
     expect(planNetworkAccessUpdate(onFixed, { enabled: true })).toEqual({ type: "keep", port: 8080, save: false });
     expect(planNetworkAccessUpdate(onFixed, { port: 8080 })).toEqual({ type: "keep", port: 8080, save: false });
     expect(planNetworkAccessUpdate(onAuto, { enabled: true })).toEqual({ type: "keep", port: 0, save: false });
     expect(planNetworkAccessUpdate(onAuto, { port: 40123 })).toEqual({ type: "keep", port: 40123, save: true });
-    expect(planNetworkAccessUpdate(onFixed, { port: 0 })).toEqual({ type: "keep", port: 0, save: true });
+    expect(planNetworkAccessUpdate(onFixed, { port: 0 })).toEqual({ type: "bind", port: 0 });
   });
 
   it("binds a replacement for another port while the listener runs (a port-only update keeps sharing on)", () => {

@@ -123,7 +123,8 @@ export function planNetworkAccessUpdate(state: NetworkAccessState, update: Netwo
   const port = update.port ?? state.saved.port;
   if (!enabled) return update.enabled === undefined ? { type: "save-port", port } : { type: "disable", port };
   if (!state.available) return { type: "unavailable" };
-  if (state.relayPort !== null && (port === state.saved.port || port === state.relayPort || port === 0)) {
+  // Fixed → automatic (port 0 while a fixed port listens) is a port change: it binds a new relay.
+  if (state.relayPort !== null && (port === state.saved.port || port === state.relayPort)) {
     return { type: "keep", port, save: !state.saved.enabled || state.saved.port !== port };
   }
   return { type: "bind", port };

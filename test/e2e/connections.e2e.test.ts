@@ -115,7 +115,7 @@ describe("connections to another Leyline backend", { timeout: FLOW_TIMEOUT_MS },
     expect(page.url()).toContain(`/sessions/${bravo.id}`);
     await pinFromSidebar(page, bravo.id);
     await browser.screenshots("connections-02-remote", page, async () => {
-      await page.locator(dt("connection-switcher")).click();
+      if ((await page.locator(dt("connection-menu")).count()) === 0) await page.locator(dt("connection-switcher")).click();
       await page.locator(dt("connection-menu")).waitFor();
     });
     await page.keyboard.press("Escape");
@@ -152,12 +152,51 @@ describe("connections to another Leyline backend", { timeout: FLOW_TIMEOUT_MS },
     expect(browser.errors).toEqual([]);
   });
 
+  it("shares this computer's Leyline from Settings → Network access (relay on loopback), and keeps the thinking default", async () => {
+    const { page, browser, server } = suite;
+    await page.goto("/");
+    await page.evaluate("sessionStorage.removeItem('leyline.connection')");
+    await page.goto("/");
+    await sessionRow(page, alpha.id).waitFor();
+    await page.locator(dt("settings-open")).click();
+    await page.locator(dt("settings-section-network")).click();
+    const panel = page.locator(dt("settings-network"));
+    await panel.locator(dt("network-warning")).waitFor();
+    expect(await panel.locator(dt("network-switch")).getAttribute("aria-checked")).toBe("false");
+    await panel.locator(dt("network-switch")).click();
+    await expect.poll(() => panel.locator(dt("network-switch")).getAttribute("aria-checked")).toBe("true");
+    const state = await apiJson<{ enabled: boolean; port: number }>(server, "GET", "/api/leyline/network-access");
+    expect(state.enabled).toBe(true);
+    await expect.poll(() => panel.locator(dt("network-active-port")).textContent()).toBe(String(state.port));
+    // The relay carries the API unchanged (the test binds it to 127.0.0.1 and talks to it there only).
+    const through = await fetch(`http://127.0.0.1:${state.port}/api/pi/info`);
+    expect(((await through.json()) as { name: string }).name).toBe("Leyline");
+    await browser.screenshots("connections-04-network-access", page, async () => {
+      if ((await page.locator(dt("settings-network")).isVisible()) === false) await page.locator(dt("settings-section-network")).click();
+    });
+    await panel.locator(dt("network-switch")).click();
+    await expect.poll(() => panel.locator(dt("network-switch")).getAttribute("aria-checked")).toBe("false");
+    await expect(fetch(`http://127.0.0.1:${state.port}/api/pi/info`)).rejects.toThrow();
+
+    // Appearance: the thinking default is stored by the native backend.
+    await page.locator(dt("settings-section-appearance")).click();
+    await page.locator(dt("appearance-thinking-expanded")).check();
+    await expect
+      .poll(async () => (await apiJson<{ value: string }>(server, "GET", "/api/leyline/settings/ui.thinking_default")).value)
+      .toBe("expanded");
+    await page.locator(dt("settings-close")).click();
+    expect(browser.errors).toEqual([]);
+  });
+
   it("refuses a connection that does not answer, and the window stays where it is", async () => {
     const { page, browser, server } = suite;
     const port = await deadPort();
     await apiJson<Registry>(server, "POST", "/api/leyline/connections", { name: "Switched off", url: `http://127.0.0.1:${port}` });
     const registry = await apiJson<Registry>(server, "GET", "/api/leyline/connections");
     const dead = registry.connections.find((c) => c.name === "Switched off")!;
+    // This tab starts on the native backend (a tab remembers its backend across reloads).
+    await page.goto("/");
+    await page.evaluate("sessionStorage.removeItem('leyline.connection')");
     await page.goto("/");
     await sessionRow(page, alpha.id).waitFor();
     await page.locator(dt("connection-switcher")).click();

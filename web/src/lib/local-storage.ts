@@ -4,6 +4,8 @@
  * (`readTabValue`/`writeTabValue`). Writing null removes the key; a failed write lasts for this page only.
  */
 
+import { apiBase } from "../api/http.ts";
+
 type Area = "localStorage" | "sessionStorage";
 
 function storage(area: Area): Storage | null {
@@ -31,6 +33,16 @@ function write(area: Area, key: string, value: string | null): void {
   } catch {
     // Full or denied.
   }
+}
+
+/**
+ * A setting key of the selected backend: what names that backend's own things (its project folders, its session
+ * files) is kept apart per backend, so a window moved to another Leyline does not pick up this one's values.
+ * The native backend keeps the plain key (what it stored before connections existed).
+ */
+export function backendSettingKey(key: string): string {
+  const base = apiBase();
+  return base === "" ? key : `${key}@${base}`;
 }
 
 export const readSetting = (key: string): string | null => read("localStorage", key);

@@ -61,6 +61,8 @@ export const useAppSettingsStore = defineStore("app-settings", () => {
       return true;
     } catch (failure) {
       if (save === latestSave) saveError.value = errorMessage(failure);
+      // A load this save superseded was dropped: read the stored value again so the default is known.
+      if (mine === latest && status.value !== "ready") void load();
       return false;
     } finally {
       if (save === latestSave) saving.value = null;

@@ -29,6 +29,9 @@ export interface PageNavigator {
   reload(): void;
 }
 
+/** How long boot waits for the registry before the window starts on this computer's Leyline. */
+export const BOOT_REGISTRY_TIMEOUT_MS = 5000;
+
 const browserNavigator: PageNavigator = {
   reload: () => globalThis.location.assign("/"),
 };
@@ -44,24 +47,44 @@ export const useBackendConnectionsStore = defineStore("backend-connections", () 
   const moving = ref<string | null>(null);
   let navigator: PageNavigator = browserNavigator;
 
+  /**
+   * Set at boot when the registry could not be read while this tab had chosen another backend: the window then
+   * uses this computer's Leyline, and says so (App.vue's banner) instead of quietly acting on the wrong machine.
+   */
+  const bootProblem = ref("");
+  /** Registry answers are applied in the order they were asked (a slow read never undoes a later change). */
+  let asked = 0;
+  let applied = 0;
+
   /** Reads the registry and selects the tab's connection; points the API at it. Call before the app mounts. */
   async function boot(): Promise<ActiveConnection> {
-    await refresh();
-    active.value = chooseConnection(registry.value, readTabValue(TAB_CONNECTION_KEY));
+    await refresh(AbortSignal.timeout(BOOT_REGISTRY_TIMEOUT_MS));
+    const choice = readTabValue(TAB_CONNECTION_KEY);
+    active.value = chooseConnection(registry.value, choice);
+    if (registry.value === null && choice !== null && choice !== BUILTIN_CONNECTION_ID) {
+      bootProblem.value = `The saved connections could not be read (${problem.value}), so this window uses this computer's Leyline instead of the backend it had chosen.`;
+    }
     setApiBase(active.value.url);
     return active.value;
   }
 
-  async function refresh(): Promise<void> {
+  async function refresh(signal?: AbortSignal): Promise<void> {
+    const mine = ++asked;
     try {
-      registry.value = await api.fetchRegistry();
+      const next = await api.fetchRegistry(signal);
+      if (mine > applied) {
+        applied = mine;
+        registry.value = next;
+      }
       problem.value = "";
     } catch (error) {
-      problem.value = errorMessage(error);
+      problem.value = signal?.aborted === true ? "this computer's Leyline did not answer in time" : errorMessage(error);
     }
   }
 
   function adopt(next: api.BackendRegistry): api.BackendRegistry {
+    applied = ++asked;
+    problem.value = "";
     registry.value = next;
     // The active connection's name or URL may have changed: show the new name (the URL in use stays until a move).
     const saved = next.connections.find((c) => c.id === active.value.id);
@@ -102,5 +125,20 @@ export const useBackendConnectionsStore = defineStore("backend-connections", () 
     navigator = next;
   }
 
-  return { active, activeId, registry, problem, moving, boot, refresh, moveTo, add, update, remove, makeDefault, useNavigator };
+  return {
+    active,
+    activeId,
+    registry,
+    problem,
+    bootProblem,
+    moving,
+    boot,
+    refresh,
+    moveTo,
+    add,
+    update,
+    remove,
+    makeDefault,
+    useNavigator,
+  };
 });

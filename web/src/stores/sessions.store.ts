@@ -13,7 +13,7 @@ import {
 import type { SessionSummary } from "../../../domain/session-summary.ts";
 import type { DeleteSessionResponse, RenameSessionResponse, SessionDetailSession } from "../api/dto.ts";
 import { http } from "../api/http.ts";
-import { readSetting, SETTING_KEYS, writeSetting } from "../lib/local-storage.ts";
+import { backendSettingKey, readSetting, SETTING_KEYS, writeSetting } from "../lib/local-storage.ts";
 import { groupByDay, sessionDayGroup } from "../lib/session-groups.ts";
 import { recentProjects, visibleSessions } from "../lib/session-search.ts";
 import { nestSubagents, type SessionNode } from "../lib/session-tree.ts";
@@ -94,7 +94,7 @@ export const useSessionsStore = defineStore("sessions", () => {
   const stale = ref(false);
   const revision = ref(0);
   const query = ref("");
-  const project = ref<string | null>(readSetting(SETTING_KEYS.project));
+  const project = ref<string | null>(readSetting(backendSettingKey(SETTING_KEYS.project)));
   const indexStatus = ref<SessionIndexStatus | null>(null);
   /** The clock the day groups use; refreshed with each snapshot and by `tick()`. */
   const now = ref(new Date());
@@ -165,7 +165,7 @@ export const useSessionsStore = defineStore("sessions", () => {
   function setProject(cwd: string | null): void {
     const value = cwd === null || cwd.trim() === "" ? null : cwd.trim();
     project.value = value;
-    writeSetting(SETTING_KEYS.project, value);
+    writeSetting(backendSettingKey(SETTING_KEYS.project), value);
   }
 
   function setQuery(value: string): void {

@@ -264,7 +264,9 @@ describe("SessionSidebar", { timeout: 20_000 }, () => {
 
   it("collapses subagent children with an accessible toggle", async () => {
     const { wrapper } = await mountSidebar();
-    const toggle = wrapper.get("[aria-controls=children-parent]");
+    const toggle = wrapper.get("button.toggle[aria-controls]");
+    const children = wrapper.get(`[id="${toggle.attributes("aria-controls")}"]`);
+    expect(children.attributes("data-test")).toBe("subagent-children");
     expect(toggle.attributes("aria-expanded")).toBe("true");
     expect(toggle.text()).toContain("2 subagent sessions");
     await toggle.trigger("click");

@@ -158,5 +158,7 @@ describe("staleLine", () => {
   it("says how many pinned sessions no longer exist", () => {
     expect(staleLine(1)).toBe("1 pinned session no longer exists");
     expect(staleLine(3)).toBe("3 pinned sessions no longer exist");
+    expect(staleLine(2, 1)).toBe("2 pinned sessions are not listed (deleted, or the unreadable session file)");
+    expect(staleLine(1, 4)).toBe("1 pinned session is not listed (deleted, or one of the 4 unreadable session files)");
   });
 });

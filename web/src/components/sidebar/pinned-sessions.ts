@@ -90,6 +90,13 @@ export function inBatches<T>(items: readonly T[], size: number = PRUNE_BATCH_SIZ
 }
 
 /** The words of the stale line: "1 pinned session no longer exists" / "N pinned sessions no longer exist". */
-export function staleLine(count: number): string {
+export function staleLine(count: number, unreadable = 0): string {
+  // An unreadable session file is not listed either: then the pin may belong to one of those, not a deleted session.
+  if (unreadable > 0) {
+    const files = unreadable === 1 ? "the unreadable session file" : `one of the ${unreadable} unreadable session files`;
+    return count === 1
+      ? `1 pinned session is not listed (deleted, or ${files})`
+      : `${count} pinned sessions are not listed (deleted, or ${files})`;
+  }
   return count === 1 ? "1 pinned session no longer exists" : `${count} pinned sessions no longer exist`;
 }
