@@ -113,7 +113,9 @@ describe("StartView with the real server", { timeout: 120_000 }, () => {
       ?.trigger("click");
     const sessions = useSessionsStore();
     expect(sessions.project).toBe(`${server.home}/alpha`);
-    expect(localStorage.getItem("leyline.project")).toBe(`${server.home}/alpha`);
+    // Kept per backend: this window talks to the test server through its URL (setApiBase), not the page's origin.
+    expect(localStorage.getItem(`leyline.project@${server.url}`)).toBe(`${server.home}/alpha`);
+    expect(localStorage.getItem("leyline.project")).toBeNull();
 
     // Recent sessions of this project only.
     const recent = wrapper.get("[data-test=recent-sessions]");
