@@ -40,6 +40,8 @@ import { FauxScript } from "../adapters/runtime-protocol/faux-script.ts";
 import { RuntimeHost, type RuntimeHostOptions } from "../adapters/runtime-host/runtime-host.ts";
 import { resolveAgentDir } from "../adapters/session-files/agent-dir.ts";
 import { resolveDataDir } from "../adapters/sqlite/data-dir.ts";
+import { createVisionPreparer } from "../adapters/vision/vision-preparation.ts";
+import { VISION_ATTACHMENTS_FOLDER } from "../domain/vision/vision-attachments.ts";
 import { registerCompression } from "./compression.ts";
 import { eventsRoutes } from "./events.routes.ts";
 import { exportRoutes } from "./export.routes.ts";
@@ -62,6 +64,9 @@ import { sessionWriteRoutes } from "./session-write.routes.ts";
 import { sessionsRoutes } from "./sessions.routes.ts";
 import { subagentRoutes } from "./subagent.routes.ts";
 import { subagentsRoutes } from "./subagents.routes.ts";
+import { visionRoutes } from "./vision.routes.ts";
+import { memoriesRoutes } from "./memories.routes.ts";
+import { resolveMemoryDir } from "../adapters/memories/memory-database.ts";
 import { piSettingsRoutes, settingsNoStore } from "./pi-settings.routes.ts";
 import { filesRoutes } from "./files.routes.ts";
 import { reviewRoutes } from "./review.routes.ts";
@@ -77,6 +82,7 @@ import {
 import { appSettingsRoutes } from "./app-settings.routes.ts";
 import { connectionsRoutes } from "./connections.routes.ts";
 import { pinnedSessionsRoutes } from "./pinned-sessions.routes.ts";
+import { rolloutFeedbackRoutes } from "./rollout-feedback.routes.ts";
 import { terminalRoutes } from "./terminal.routes.ts";
 import { prepareEditorTerminal } from "../adapters/file-links/editor-terminal.ts";
 import { createPiSettingsService, type OpenRuntimesView, type PiSettingsService } from "../adapters/pi-settings/pi-settings-service.ts";
@@ -229,7 +235,13 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
   const dataDir = options.dataDir ?? resolveDataDir(env);
   const agentDir = options.agentDir ?? resolveAgentDir(env);
   const hostOptions = runtimeHostSettings(options.runtimeHostOptions ?? {}, env, agentDir);
-  const host = new RuntimeHost(hostOptions);
+  // Prompts with images for a model without image input go through the vision agent (spec "Prompt").
+  const visionDir = path.join(dataDir, VISION_ATTACHMENTS_FOLDER);
+  const host = new RuntimeHost({
+    visionDir,
+    prepareImages: createVisionPreparer({ database: async () => (await readSide.database()).db, visionDir }),
+    ...hostOptions,
+  });
   const previewer = createRuntimePreviewer(hostOptions, host.fauxScript, { capacity: host });
   const runtimeHost: RuntimeHostView = options.runtimeHost ?? host;
   const epoch = randomUUID();
@@ -405,6 +417,7 @@ async function registerAll(
   await app.register(sessionsRoutes, { readSide, runtimeHost });
   await app.register(searchRoutes, { readSide });
   await app.register(sessionTreeRoutes, { readSide, runtimeHost });
+  await app.register(rolloutFeedbackRoutes, { readSide });
   await app.register(exportRoutes, { readSide, runtimeHost, version });
   await app.register(sessionWriteRoutes, { readSide, host, previewer });
   await app.register(sessionResetRoutes, { readSide, host });
@@ -412,6 +425,8 @@ async function registerAll(
   await app.register(subagentRoutes, { readSide, host, agentDir });
   await app.register(fsRoutes, options.home !== undefined ? { home: options.home } : {});
   await app.register(subagentsRoutes, { readSide, runtimeHost, agentDir });
+  await app.register(visionRoutes, { readSide, host });
+  await app.register(memoriesRoutes, { memoryDir: resolveMemoryDir(env, dataDir), runtimeHost });
   await app.register(piSettingsRoutes, { settings: piSettings });
   await app.register(networkAccessRoutes, { networkAccess: services.networkAccess });
   await app.register(filesRoutes, { readSide, host, dataDir, env });

@@ -18,6 +18,8 @@
  * ultrafast (scoped only): RuntimeHandle.setUltrafast runs the bundled `/ultrafast on|off` command; the mode
  * is read from `active.state.extensionUi.statuses["leyline-ultrafast"]`.
  *
+ * fork: the session-level subagent and vision overrides of the source session copy to the fork.
+ *
  * mode: the workers keep pi's one-at-a-time steering and follow-up modes (pi's defaults, never changed), so
  * the route answers the current snapshot.
  */
@@ -37,6 +39,9 @@ import { PROMPT_BODY_ACTIONS, PROMPT_BODY_LIMIT_BYTES } from "./body-limits.ts";
 import type { ReadSide } from "../adapters/read-side/read-side.ts";
 import type { RouteMethodsConfig } from "./route-methods.ts";
 import { detailOf, openSession } from "../adapters/session-resolution/session-resolution.ts";
+import { canonicalPath } from "../adapters/subagents/subagent-context.ts";
+import { copySessionOverrides } from "../adapters/subagents/subagent-overrides.ts";
+import { copySessionVisionOverride } from "../adapters/vision/vision-overrides.ts";
 
 export interface RuntimeActionsRoutesOptions {
   readonly readSide: ReadSide;
@@ -60,6 +65,19 @@ export const runtimeActionsRoutes: FastifyPluginAsync<RuntimeActionsRoutesOption
   const { readSide, host } = options;
   const services = { readSide, host };
 
+  /** Spec "Fork": session-level subagent and vision overrides copy to the fork (a failure is logged, the fork stands). */
+  const copyForkOverrides = async (source: string | null, fork: string | null): Promise<void> => {
+    if (source === null || fork === null) return;
+    try {
+      const db = (await readSide.database()).db;
+      const [from, to] = [canonicalPath(source), canonicalPath(fork)];
+      await copySessionOverrides(db, from, to);
+      await copySessionVisionOverride(db, from, to);
+    } catch (error) {
+      app.log.warn({ err: error }, "copying the session overrides to a fork failed");
+    }
+  };
+
   const withDetail = async (handle: RuntimeHandle, active: unknown): Promise<object> => ({
     ok: true,
     active,
@@ -79,6 +97,7 @@ export const runtimeActionsRoutes: FastifyPluginAsync<RuntimeActionsRoutesOption
     fork: async (handle, body) => {
       // pi's /fork: from a user message, the fork ends before it and its text goes back to the composer.
       const { handle: forked, editorText } = await host.forkWithText(handle.sessionId, body.entryId, { position: "auto" });
+      await copyForkOverrides(handle.sessionFile, forked.sessionFile);
       return { ...(await withDetail(forked, forked.active())), ...(editorText !== null ? { editorText } : {}) };
     },
     mode: async (handle) => ({ ok: true, active: handle.active() }),

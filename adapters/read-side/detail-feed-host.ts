@@ -13,6 +13,9 @@
  * - `delta`: a `session_delta` (header fields, leaf, transcript changes from `diffTranscript`),
  * - `unavailable`: a `session_unavailable` (the file is gone or not a session; a later write brings a snapshot).
  * `detail(file)` answers the whole SessionDetail as JSON (GET /api/pi/sessions/:id), built once per revision.
+ * Rollout feedback (leyline.sqlite, told per file with `setFeedback`) is overlaid on the entries of every detail,
+ * snapshot, delta and branch transcript served here; a change of it is a new revision (a delta replacing the
+ * entries it changed), like a write to the file.
  * Files stay open while a feed is open, and the most recently used ones a while longer (`keep` files, at most
  * `keepBytes` of them), so reopening a session or asking for its detail again does not fold it again.
  */
@@ -24,6 +27,7 @@ import { diffTranscript, type TranscriptDelta } from "../../domain/transcript/tr
 import { effectiveLeaf, sessionTreeView, type MovedLeaf, type TreeSince } from "../../domain/session-tree-view.ts";
 import { entryOf, pathTo, type SessionTreeState } from "../../domain/session-tree.ts";
 import { researchStateFromEntries } from "../../domain/research/research.fold.ts";
+import { withEntryFeedback, withSessionFeedback, type EntryFeedbackMap } from "../../domain/rollout-feedback/rollout-feedback.ts";
 import { withResearchAnnotations } from "../../domain/transcript/research-transcript.ts";
 import { transcriptOfPath } from "../../domain/transcript/transcript-builder.ts";
 import { selectSessionDetail } from "../../projections/session-detail.ts";
@@ -99,6 +103,8 @@ export interface DetailFeedHost {
   read(file: string, query: DetailQuery): Promise<ReadResult>;
   /** A runtime's leaf of `file` moved without writing, or that ended (null): the detail shows that branch meanwhile. */
   moveLeaf(file: string, leaf: MovedLeaf | null): void;
+  /** The stored rollout feedback of the file's session (null: none); an open file's feeds get the change. */
+  setFeedback(file: string, feedback: EntryFeedbackMap | null): void;
   /** Files open now (with feeds, or kept). */
   openFiles(): number;
   /** Closes every feed and file (nobody uses the host now); it stays usable. */
@@ -185,6 +191,8 @@ export function createDetailFeedHost(options: DetailFeedHostOptions): DetailFeed
   const files = new Map<string, FileFeed>();
   /** Leaves runtimes moved without writing, by file (kept while the file ends where the move holds against). */
   const movedLeaves = new Map<string, MovedLeaf>();
+  /** Rollout feedback by file, overlaid on its entries (kept while the main thread says so, open or not). */
+  const feedback = new Map<string, EntryFeedbackMap>();
   const feedFiles = new Map<number, FileFeed>();
   /** Tells this host's versions from those of an earlier one (a restarted worker). */
   const hostId = randomUUID();
@@ -234,12 +242,13 @@ export function createDetailFeedHost(options: DetailFeedHostOptions): DetailFeed
       if (moved.lastEntryId === null || entryOf(tree, moved.lastEntryId) !== undefined) movedLeaves.delete(file.file);
       moved = undefined;
     }
-    const detail = selectSessionDetail(
+    const selected = selectSessionDetail(
       snapshot.states,
       { path: file.file, mtimeMs: snapshot.mtimeMs, version: snapshot.stats.version },
       cwdExists,
       moved,
     );
+    const detail = selected === null ? null : withSessionFeedback(selected, feedback.get(file.file));
     if (detail === null) {
       markGone(file, NOT_A_SESSION);
       return;
@@ -405,7 +414,7 @@ export function createDetailFeedHost(options: DetailFeedHostOptions): DetailFeed
       // The branch's own research state (its ledger and report), folded from its entries as a fork would be.
       const branch = pathTo(tree, query.leafId);
       const research = researchStateFromEntries(sessionId, branch);
-      const entries = withResearchAnnotations(transcriptOfPath(branch), research);
+      const entries = withEntryFeedback(withResearchAnnotations(transcriptOfPath(branch), research), feedback.get(path));
       return { sessionId, json: Buffer.from(JSON.stringify({ sessionId, leafId: query.leafId, entries, research }), "utf8") };
     },
     moveLeaf(path, leaf) {
@@ -424,10 +433,23 @@ export function createDetailFeedHost(options: DetailFeedHostOptions): DetailFeed
       // The runtime wrote up to the move's last entry: a fold behind it catches up (its change reaches onSnapshot).
       file.tail.refresh().catch(() => undefined);
     },
+    setFeedback(path, stored) {
+      if (stored === null || Object.keys(stored).length === 0) feedback.delete(path);
+      else feedback.set(path, stored);
+      const file = files.get(path);
+      const snapshot = file?.tail.current() ?? null;
+      if (file === undefined || snapshot === null) return;
+      try {
+        onSnapshot(file, snapshot);
+      } catch (error) {
+        markGone(file, error instanceof Error ? error.message : String(error));
+      }
+    },
     openFiles: () => files.size,
     reset() {
       for (const file of [...files.values()]) dispose(file);
       feedFiles.clear();
+      feedback.clear();
     },
     close() {
       closed = true;

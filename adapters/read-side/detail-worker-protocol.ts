@@ -12,6 +12,7 @@ import type {
   FeedMessage as FeedMessageSchema,
 } from "../../domain/contract/detail-worker-ipc.ts";
 import type { SameType } from "../../domain/contract/schema-kit.ts";
+import type { EntryFeedbackMap } from "../../domain/rollout-feedback/rollout-feedback.ts";
 import type { MovedLeaf } from "../../domain/session-tree-view.ts";
 import type { DetailJson, DetailQuery, FeedMessage, ReadResult } from "./detail-feed-host.ts";
 
@@ -24,7 +25,9 @@ export type DetailWorkerRequest =
   /** Nobody on the main thread uses the worker now: close every file. */
   | { readonly type: "reset" }
   | { readonly type: "read"; readonly request: number; readonly file: string; readonly query: DetailQuery }
-  | { readonly type: "moveLeaf"; readonly file: string; readonly leaf: MovedLeaf | null };
+  | { readonly type: "moveLeaf"; readonly file: string; readonly leaf: MovedLeaf | null }
+  /** The stored rollout feedback of the file's session (null: none): its details' entries carry it. */
+  | { readonly type: "feedback"; readonly file: string; readonly feedback: EntryFeedbackMap | null };
 
 export type DetailWorkerReply =
   | { readonly type: "ready" }

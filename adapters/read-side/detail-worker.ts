@@ -28,6 +28,9 @@ port.on("message", (request: DetailWorkerRequest) => {
     case "moveLeaf":
       host.moveLeaf(request.file, request.leaf);
       return;
+    case "feedback":
+      host.setFeedback(request.file, request.feedback);
+      return;
     case "read":
       host.read(request.file, request.query).then(
         (result) => send({ type: "read", request: request.request, result }),

@@ -12,6 +12,7 @@ import type { SessionIndex } from "./session-index.ts";
 import { createSessionDetailFeeds, type SessionDetailFeeds } from "./session-detail-feeds.ts";
 import { openLeylineDatabase, type LeylineDatabaseHandle } from "../sqlite/database.ts";
 import { createSearchIndexer, type SearchIndexer } from "../search/search-indexer.ts";
+import { sessionFeedback } from "../rollout-feedback/rollout-feedback-store.ts";
 
 export interface ReadSideServices {
   readonly database: LeylineDatabaseHandle;
@@ -81,7 +82,10 @@ export function openReadSide(options: ReadSideOptions): ReadSide {
       ...(options.onError !== undefined ? { onError: options.onError } : {}),
     });
     search.start();
-    services = { database, index, details: createSessionDetailFeeds(), search };
+    const db = database.db;
+    // Rollout feedback lives in leyline.sqlite; the detail worker overlays it on the entries it serves.
+    const details = createSessionDetailFeeds({ loadFeedback: (sessionId) => sessionFeedback(db, sessionId) });
+    services = { database, index, details, search };
     phase = "ready";
     return services;
   })();

@@ -10,9 +10,17 @@
  * closes it drops every file it holds but stays up for the next one (it does not keep the process alive). A worker that dies is started again and every open
  * subscription is opened again on it (its subscriber gets a fresh snapshot); a detail request it had not
  * answered is asked again.
+ *
+ * Rollout feedback (leyline.sqlite, `loadFeedback`) is overlaid on the entries in the worker, never written into a
+ * file: before a file's first detail or subscription here, its session's feedback is read and told to the worker
+ * (for a detail asked by file, whose session id only the worker's answer names, it is asked again once told).
+ * `feedbackChanged(sessionId)` reads it again after a write and tells every file of the session told so far: the
+ * worker makes that a new revision, so every open view of the session gets a delta with the changed entries.
+ * Reads of one session's feedback run one after another, so the last one told is the database's latest.
  */
 import { Worker } from "node:worker_threads";
 import type { SessionDetail } from "../../domain/session-detail.ts";
+import { sameFeedback, type EntryFeedbackMap } from "../../domain/rollout-feedback/rollout-feedback.ts";
 import type { MovedLeaf } from "../../domain/session-tree-view.ts";
 import type { DetailJson, DetailQuery, FeedMessage, ReadResult } from "./detail-feed-host.ts";
 import type { DetailWorkerReply, DetailWorkerRequest } from "./detail-worker-protocol.ts";
@@ -51,7 +59,17 @@ export interface SessionDetailFeeds {
   ): Promise<{ readonly sessionId: string; readonly json: Buffer } | { readonly missing: "file" | "entry" }>;
   /** A runtime's leaf of `file` moved without writing, or that ended (null): details show that branch meanwhile. */
   moveLeaf(file: string, leaf: MovedLeaf | null): void;
+  /**
+   * The stored rollout feedback of a session changed: it is read again and told to the worker for every file of the
+   * session shown so far (their feeds get a delta). Resolves once told.
+   */
+  feedbackChanged(sessionId: string): Promise<void>;
   close(): void;
+}
+
+export interface SessionDetailFeedsOptions {
+  /** A session's stored rollout feedback by entry id; without it details carry none. */
+  readonly loadFeedback?: (sessionId: string) => Promise<EntryFeedbackMap>;
 }
 
 function asBuffer(bytes: Uint8Array): Buffer {
@@ -88,6 +106,8 @@ class DetailWorkerLink {
   >();
   /** Moved leaves by file, told again to a new worker. */
   private readonly movedLeaves = new Map<string, MovedLeaf>();
+  /** Rollout feedback by file (none: no entry), told again to a new worker. */
+  private readonly feedback = new Map<string, EntryFeedbackMap>();
 
   acquire(): void {
     this.users++;
@@ -131,6 +151,21 @@ class DetailWorkerLink {
     if (this.worker !== null) this.worker.postMessage({ type: "moveLeaf", file, leaf } satisfies DetailWorkerRequest);
   }
 
+  /** Tells the worker a file's feedback (null: none); false when it has that already. */
+  setFeedback(file: string, feedback: EntryFeedbackMap | null): boolean {
+    const next = feedback !== null && Object.keys(feedback).length > 0 ? feedback : undefined;
+    if (sameFeedback(this.feedback.get(file), next)) return false;
+    if (next === undefined) this.feedback.delete(file);
+    else this.feedback.set(file, next);
+    // No worker yet: the feedback is told to it when it starts.
+    if (this.worker !== null) this.worker.postMessage({ type: "feedback", file, feedback: next ?? null } satisfies DetailWorkerRequest);
+    return true;
+  }
+
+  hasFeedback(file: string): boolean {
+    return this.feedback.has(file);
+  }
+
   /** The worker keeps the process alive only while something waits for it (a request, a subscription). */
   updateRef(): void {
     if (this.worker === null) return;
@@ -143,6 +178,7 @@ class DetailWorkerLink {
     const worker = startWorker();
     this.worker = worker;
     for (const [file, leaf] of this.movedLeaves) worker.postMessage({ type: "moveLeaf", file, leaf } satisfies DetailWorkerRequest);
+    for (const [file, feedback] of this.feedback) worker.postMessage({ type: "feedback", file, feedback } satisfies DetailWorkerRequest);
     worker.on("message", (reply: DetailWorkerReply) => this.onReply(reply));
     worker.on("error", () => undefined); // followed by "exit"
     worker.on("exit", () => {
@@ -222,7 +258,7 @@ function rememberBody(file: string, version: string, body: DetailBody): void {
   }
 }
 
-export function createSessionDetailFeeds(): SessionDetailFeeds {
+export function createSessionDetailFeeds(options: SessionDetailFeedsOptions = {}): SessionDetailFeeds {
   const shared = (link ??= new DetailWorkerLink());
   shared.acquire();
   const mine = new Set<number>();
@@ -230,8 +266,54 @@ export function createSessionDetailFeeds(): SessionDetailFeeds {
   /** Files whose moved leaf this instance told the shared worker (forgotten when it closes). */
   const movedByMe = new Set<string>();
   let closed = false;
+  const { loadFeedback } = options;
+  /** Sessions' feedback as last read, the read in flight per session (each waits for the one before). */
+  const feedbackBook = new Map<string, EntryFeedbackMap>();
+  const feedbackReads = new Map<string, Promise<EntryFeedbackMap>>();
+  /** Files whose feedback this instance told the worker, with the session id it is of. */
+  const toldFeedback = new Map<string, string>();
 
-  const detailJson = async (file: string): Promise<DetailBody | null> => {
+  /** Tells the worker a file's feedback; true when that changed what it had. */
+  const tellFeedback = (file: string, sessionId: string, feedback: EntryFeedbackMap): boolean => {
+    toldFeedback.set(file, sessionId);
+    return shared.setFeedback(file, feedback);
+  };
+
+  /** Reads a session's feedback (after any read in flight) and tells it for the session's files told so far. */
+  const readFeedback = (sessionId: string): Promise<EntryFeedbackMap> => {
+    const load = loadFeedback;
+    if (load === undefined) return Promise.resolve({});
+    const before = feedbackReads.get(sessionId) ?? Promise.resolve({});
+    const read = before
+      .catch(() => undefined)
+      .then(() => load(sessionId))
+      .then((feedback) => {
+        if (closed) return feedback;
+        feedbackBook.set(sessionId, feedback);
+        for (const [file, id] of toldFeedback) if (id === sessionId) tellFeedback(file, sessionId, feedback);
+        return feedback;
+      });
+    feedbackReads.set(sessionId, read);
+    const settle = (): void => {
+      if (feedbackReads.get(sessionId) === read) feedbackReads.delete(sessionId);
+    };
+    read.then(settle, settle);
+    return read;
+  };
+
+  /** A session's feedback: the read in flight, else the last read, else a new read. */
+  const feedbackOf = (sessionId: string): Promise<EntryFeedbackMap> => {
+    const reading = feedbackReads.get(sessionId);
+    if (reading !== undefined) return reading;
+    const known = feedbackBook.get(sessionId);
+    return known !== undefined ? Promise.resolve(known) : readFeedback(sessionId);
+  };
+
+  /** Whether a file's feedback must be told before its detail is served. */
+  const needsFeedback = (file: string, sessionId: string): boolean =>
+    loadFeedback !== undefined && !closed && toldFeedback.get(file) !== sessionId;
+
+  const requestDetail = async (file: string): Promise<DetailBody | null> => {
     if (closed) return null;
     const held = bodies.get(file);
     const result = await shared.request(file, held?.version);
@@ -249,14 +331,48 @@ export function createSessionDetailFeeds(): SessionDetailFeeds {
     return body;
   };
 
+  const detailJson = async (file: string): Promise<DetailBody | null> => {
+    const toldBefore = toldFeedback.get(file);
+    const body = await requestDetail(file);
+    if (body === null) return body;
+    if (!needsFeedback(file, body.sessionId)) {
+      // Told while this request was in flight (a socket subscribed at the same time): the body may predate it.
+      return toldBefore !== body.sessionId && toldFeedback.get(file) === body.sessionId ? requestDetail(file) : body;
+    }
+    let feedback: EntryFeedbackMap;
+    try {
+      feedback = await feedbackOf(body.sessionId);
+    } catch {
+      return body; // (without feedback: the database could not be read)
+    }
+    if (closed) return body;
+    // Asked again when the worker has feedback for the file (told now, or by a request at the same time).
+    return tellFeedback(file, body.sessionId, feedback) || shared.hasFeedback(file) ? requestDetail(file) : body;
+  };
+
   return {
     subscribe(file, sessionId, subscriber) {
       if (closed) return () => undefined;
       const feed = shared.id();
       shared.subscriptions.set(feed, { file, sessionId, subscriber });
       mine.add(feed);
-      shared.post({ type: "open", feed, file, sessionId });
-      shared.updateRef();
+      const open = (): void => {
+        if (!mine.has(feed)) return;
+        shared.post({ type: "open", feed, file, sessionId });
+        shared.updateRef();
+      };
+      if (!needsFeedback(file, sessionId)) open();
+      else {
+        // The session's feedback first, so that the first snapshot carries it.
+        feedbackOf(sessionId)
+          .then(
+            (feedback) => {
+              if (!closed) tellFeedback(file, sessionId, feedback);
+            },
+            () => undefined,
+          )
+          .then(open, open);
+      }
       const unsubscribe = (): void => {
         if (!mine.delete(feed)) return;
         shared.subscriptions.delete(feed);
@@ -277,8 +393,19 @@ export function createSessionDetailFeeds(): SessionDetailFeeds {
     },
     async read(file, query) {
       if (closed) return { missing: "file" };
-      const result = await shared.read(file, query);
+      let result = await shared.read(file, query);
       if (result === null) return { missing: "file" };
+      // A branch read may be the first read of a file: its entries carry feedback only once the worker has it.
+      if ("json" in result && needsFeedback(file, result.sessionId)) {
+        try {
+          const feedback = await feedbackOf(result.sessionId);
+          if (!closed && (tellFeedback(file, result.sessionId, feedback) || shared.hasFeedback(file))) {
+            result = (await shared.read(file, query)) ?? result;
+          }
+        } catch {
+          // (without feedback: the database could not be read)
+        }
+      }
       return "json" in result ? { sessionId: result.sessionId, json: asBuffer(result.json) } : result;
     },
     moveLeaf(file, leaf) {
@@ -286,6 +413,10 @@ export function createSessionDetailFeeds(): SessionDetailFeeds {
       if (leaf === null) movedByMe.delete(file);
       else movedByMe.add(file);
       shared.moveLeaf(file, leaf);
+    },
+    async feedbackChanged(sessionId) {
+      if (closed || loadFeedback === undefined) return;
+      await readFeedback(sessionId);
     },
     close() {
       if (closed) return;
@@ -298,6 +429,9 @@ export function createSessionDetailFeeds(): SessionDetailFeeds {
       mine.clear();
       for (const file of movedByMe) shared.moveLeaf(file, null);
       movedByMe.clear();
+      for (const file of toldFeedback.keys()) shared.setFeedback(file, null);
+      toldFeedback.clear();
+      feedbackBook.clear();
       shared.updateRef();
       shared.release();
     },

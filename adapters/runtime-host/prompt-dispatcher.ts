@@ -55,6 +55,11 @@ export interface PromptDispatcherDeps {
   queueChanged: (queue: PromptQueueState) => void;
   /** A submission went to pi (the watchdog's progress deadline restarts). */
   submitted: () => void;
+  /**
+   * Runs before a submission with images reaches pi (the vision preparation, runtime-handle.ts
+   * `ImagePreparer`); its failure fails the submission like pi's would (a direct prompt 500, a queued task held).
+   */
+  prepareImages?: (images: Submission["images"]) => Promise<void>;
 }
 
 interface DispatcherState {
@@ -170,11 +175,17 @@ export function createPromptDispatcher(deps: PromptDispatcherDeps): PromptDispat
   const submit = async (submission: Submission, streamingBehavior: StreamingBehavior | null): Promise<void> => {
     const images = submission.images.length > 0 ? { images: submission.images } : {};
     deps.submitted();
+    // The image preparation runs before pi gets the submission; a prompt counts as being set up meanwhile.
+    const prepare = async (): Promise<void> => {
+      if (submission.images.length > 0) await deps.prepareImages?.(submission.images);
+    };
     try {
       if (submission.via === "steer") {
+        await prepare();
         deps.applySnapshot(await deps.call("steer", { text: submission.text, ...images }));
       } else {
         await whileSettingUp(async () => {
+          await prepare();
           await deps.call("prompt", { text: submission.text, ...images, ...(streamingBehavior ? { streamingBehavior } : {}) });
           state = { ...state, handoffId: submission.handoffId };
           // pi sets isStreaming right after preflight; this snapshot is ordered after it.

@@ -14,7 +14,7 @@ import { isEmptyPromptText } from "../../domain/prompt-queue/prompt-queue.decide
 import type { Static } from "typebox";
 import type { RUNTIME_ACTIONS } from "../../domain/contract/http-runtime-actions.ts";
 import { promptQueueErrorCode, queueCommand, type QueueRequestBody } from "../../domain/prompt-queue/prompt-queue-request.ts";
-import { type Active, PROMPT_IMAGE_MIME_TYPES } from "../../domain/runtime/runtime-types.ts";
+import { type Active, PROMPT_IMAGE_MIME_TYPES, type PromptImage } from "../../domain/runtime/runtime-types.ts";
 import { ULTRAFAST_COMMAND, ULTRAFAST_UNAVAILABLE_MESSAGE } from "../../domain/runtime/ultrafast.ts";
 import { decodeSessionText } from "../../domain/session-decoder.ts";
 import type { SessionEntry } from "../../domain/session-log.ts";
@@ -347,18 +347,20 @@ export function createRuntimeActions(parts: RuntimeParts) {
     },
 
     /**
-     * Runs one prompt to completion (subagent children, adapters/subagents): the worker replies after pi's whole
-     * run, without a timeout (`interrupt` or closing the runtime ends it). Meanwhile the runtime counts as a
-     * prompt being set up, so it is busy for eviction, idle cleanup and queue dispatch. Text must not be empty
-     * (400); a busy runtime answers 500; a failed run (preflight, worker exit) throws 500.
+     * Runs one prompt (with its images, if any) to completion (subagent and vision children, adapters/subagents):
+     * the worker replies after pi's whole run, without a timeout (`interrupt` or closing the runtime ends it).
+     * Meanwhile the runtime counts as a prompt being set up, so it is busy for eviction, idle cleanup and queue
+     * dispatch. Text must not be empty (400); a busy runtime answers 500; a failed run (preflight, worker exit)
+     * throws 500.
      */
-    async runToCompletion(text: string): Promise<Active> {
+    async runToCompletion(text: string, images: readonly PromptImage[] = []): Promise<Active> {
       if (text.trim() === "") throw new RuntimeHostError("invalid_request", "text must be a non-empty string");
       await ready();
       dispatcher.requireIdle("run a task");
       await dispatcher.whileSettingUp(async () => {
         supervision.noteProgress();
-        await supervision.call("prompt", { text, awaitCompletion: true }, { timeoutMs: 0 });
+        const withImages = images.length > 0 ? { images: images.map((image) => ({ ...image })) } : {};
+        await supervision.call("prompt", { text, ...withImages, awaitCompletion: true }, { timeoutMs: 0 });
       });
       await refresh();
       return publisher.active();

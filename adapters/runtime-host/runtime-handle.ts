@@ -14,7 +14,7 @@ import type { PromptQueueState } from "../../domain/prompt-queue/prompt-queue-ty
 import { selectPromptQueue } from "../../domain/prompt-queue/prompt-queue.selectors.ts";
 import type { ResearchState } from "../../domain/research/research-types.ts";
 import type { RuntimeSessionEvent } from "../../domain/runtime/runtime-inputs.ts";
-import type { Active, CompactActive } from "../../domain/runtime/runtime-types.ts";
+import type { Active, CompactActive, Model, PromptImage } from "../../domain/runtime/runtime-types.ts";
 import type { SessionSummary } from "../../domain/session-summary.ts";
 import type { MovedLeaf } from "../../domain/session-tree-view.ts";
 import type {
@@ -46,6 +46,23 @@ export { ULTRAFAST_COMMAND_MISSING } from "./runtime-actions.ts";
 export type { HostEvent } from "./snapshot-publisher.ts";
 export type { OpenTarget, RuntimeStatus } from "./runtime-supervision.ts";
 
+/** What the vision preparation of a submission with images sees (adapters/vision/vision-preparation.ts). */
+export interface ImagePreparationContext {
+  readonly sessionId: string;
+  readonly sessionFile: string | null;
+  readonly cwd: string;
+  /** The session's model (undefined: none), and the models with credentials, as the runtime reports them. */
+  readonly model: Model | undefined;
+  readonly availableModels: readonly Model[];
+  readonly images: readonly PromptImage[];
+}
+
+/**
+ * Prepares the images of a submission before pi gets them (spec "Prompt": image preparation). It throws to fail
+ * the submission (a direct prompt answers the error, a queued task stays, the queue holds with the error).
+ */
+export type ImagePreparer = (context: ImagePreparationContext) => Promise<void>;
+
 export interface RuntimeHandleOptions {
   clock: HostClock;
   createClient: () => RuntimeWorkerClient;
@@ -64,6 +81,8 @@ export interface RuntimeHandleOptions {
   trashDir?: string;
   /** pi's leaf of `file` moved without writing (a /tree navigation), or that ended (null). */
   onLeafMoved?: (file: string, leaf: MovedLeaf | null) => void;
+  /** The preparation of submissions with images (none: images go to pi as they are). */
+  prepareImages?: ImagePreparer;
 }
 
 export class RuntimeHandle {
@@ -128,6 +147,7 @@ export class RuntimeHandle {
       runtimeReady: () => supervision.status() === "ready" && !supervision.isStarting(),
       queueChanged: (queue) => publisher.feed([{ type: "promptQueue", promptQueue: selectPromptQueue(queue) }]),
       submitted: () => supervision.noteProgress(),
+      ...(options.prepareImages ? { prepareImages: (images) => this.prepareImages(images) } : {}),
     });
     const confirmations = createConfirmationTimers({
       clock: options.clock,
@@ -327,6 +347,20 @@ export class RuntimeHandle {
   /** Replaces the worker after a failure (see runtime-supervision.ts). */
   recover(reason: string): Promise<void> {
     return this.supervision.recover(reason);
+  }
+
+  /** The host's image preparation for a submission of this runtime (see `ImagePreparer`). */
+  private async prepareImages(images: readonly PromptImage[]): Promise<void> {
+    const state = this.publisher.state();
+    const identity = this.publisher.identity();
+    await this.options.prepareImages?.({
+      sessionId: identity.sessionId,
+      sessionFile: identity.sessionFile,
+      cwd: identity.cwd,
+      model: state.model ?? undefined,
+      availableModels: state.availableModels,
+      images,
+    });
   }
 
   /** What the worker had going is gone: unsent tasks stay, held; dialogs are cancelled; extensions publish afresh. */

@@ -45,7 +45,7 @@ import { ForkedWorkerClient, type RuntimeWorkerClient } from "../runtime-client/
 import { ownerKey, sweepOrphanedProcesses } from "../runtime-protocol/worker-processes.ts";
 import { leylineTrashDirOf, resolveAgentDir } from "../session-files/agent-dir.ts";
 import { type HostClock, type HostTimer, systemClock } from "./host-clock.ts";
-import { type HostEvent, type OpenTarget, RuntimeHandle } from "./runtime-handle.ts";
+import { type HostEvent, type ImagePreparer, type OpenTarget, RuntimeHandle } from "./runtime-handle.ts";
 import { RuntimeHostError, SESSION_NOT_FOUND } from "./runtime-host-error.ts";
 
 export interface RuntimeHostOptions {
@@ -78,6 +78,13 @@ export interface RuntimeHostOptions {
   disposeTimeoutMs?: number;
   /** Keep one worker started ahead for the next open or preview (see the module comment). Default false. */
   spareWorker?: boolean;
+  /**
+   * Leyline's vision attachments folder (`<data dir>/vision-attachments`), exported to every worker as
+   * LEYLINE_VISION_DIR for the bundled vision extension (domain/vision/vision-attachments.ts).
+   */
+  visionDir?: string;
+  /** The preparation of prompts with images (api/app.ts: adapters/vision/vision-preparation.ts). */
+  prepareImages?: ImagePreparer;
 }
 
 /** The spare worker as tests and diagnostics see it. */
@@ -149,6 +156,7 @@ export class RuntimeHost {
       ...(options.extensionPaths ? { extensionPaths: options.extensionPaths } : {}),
       ...(options.tools ? { tools: options.tools } : {}),
       ...(this.fauxScript ? { faux: options.faux ?? {} } : {}),
+      ...(options.visionDir !== undefined ? { visionDir: options.visionDir } : {}),
       heartbeatMs: options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
     };
     this.processOwner = ownerKey(agentDir);
@@ -320,6 +328,7 @@ export class RuntimeHost {
       openTimeoutMs: this.options.openTimeoutMs ?? 60_000,
       trashDir: this.trashDir,
       onLeafMoved: (file, leaf) => this.leafSubject.next({ file, leaf }),
+      ...(this.options.prepareImages ? { prepareImages: this.options.prepareImages } : {}),
       onIdentityChanged: (_handle, previousId) => {
         if (this.selected === previousId) this.selected = _handle.sessionId;
         this.emitGlobal("runtime_removed", { id: previousId });

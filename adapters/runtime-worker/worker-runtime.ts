@@ -43,6 +43,7 @@ import { cwdMissingMessage } from "../../domain/session-detail.ts";
 import type { SessionEntry } from "../../domain/session-log.ts";
 import { RESEARCH_CUSTOM_TYPE } from "../../domain/research/research-types.ts";
 import { SUBAGENT_CUSTOM_TYPE } from "../../domain/session-summary.ts";
+import { VISION_DIR_ENV } from "../../domain/vision/vision-attachments.ts";
 import { API_URL_ENV, type ChildSessionOptions, type RuntimeRequestOf, type SessionKind } from "../runtime-protocol/runtime-protocol.ts";
 import { installCreateOnWriteAgentFiles } from "./agent-files-on-write.ts";
 import { setSessionNotices } from "./runtime-notices.ts";
@@ -204,6 +205,7 @@ export async function createWorkerRuntime(
   const options = request.options ?? {};
   // Before extensions load: bundled extensions read the API base URL from the environment.
   if (options.apiUrl !== undefined) process.env[API_URL_ENV] = options.apiUrl;
+  if (options.visionDir !== undefined) process.env[VISION_DIR_ENV] = options.visionDir;
   const agentDir = path.resolve(options.agentDir ?? pi.getAgentDir());
   // auth.json and models-store.json are created on the first write only (agent-files-on-write.ts): starting a
   // runtime writes nothing there.

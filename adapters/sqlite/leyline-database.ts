@@ -6,6 +6,8 @@ import type { ProjectionCheckpointTable } from "../projections/projection-checkp
 import type { SearchDocTable, SearchFileTable, SearchFtsTable, SearchTextTable } from "../search/search-index.table.ts";
 import type { SubagentModelOverrideTable } from "../subagents/subagent-model-override.table.ts";
 import type { AppSettingTable, BackendConnectionTable, PinnedSessionTable } from "../native-app/native-app.table.ts";
+import type { RolloutFeedbackTable } from "../rollout-feedback/rollout-feedback.table.ts";
+import type { VisionOverrideTable } from "../vision/vision-override.table.ts";
 
 export interface LeylineDatabase {
   projection_checkpoints: ProjectionCheckpointTable;
@@ -17,4 +19,6 @@ export interface LeylineDatabase {
   backend_connections: BackendConnectionTable;
   app_settings: AppSettingTable;
   pinned_sessions: PinnedSessionTable;
+  rollout_feedback: RolloutFeedbackTable;
+  vision_overrides: VisionOverrideTable;
 }

@@ -7,12 +7,16 @@ import * as m0001 from "../../migrations/0001-projection-checkpoints.ts";
 import * as m0002 from "../../migrations/0002-subagent-overrides.ts";
 import * as m0003 from "../../migrations/0003-search-index.ts";
 import * as m0004 from "../../migrations/0004-native-app.ts";
+import * as m0005 from "../../migrations/0005-rollout-feedback.ts";
+import * as m0006 from "../../migrations/0006-vision-overrides.ts";
 
 export const leylineMigrations: Readonly<Record<string, Migration>> = {
   "0001-projection-checkpoints": m0001,
   "0002-subagent-overrides": m0002,
   "0003-search-index": m0003,
   "0004-native-app": m0004,
+  "0005-rollout-feedback": m0005,
+  "0006-vision-overrides": m0006,
 };
 
 export const leylineMigrationProvider: MigrationProvider = {

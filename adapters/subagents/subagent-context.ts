@@ -56,7 +56,9 @@ export function projectIdOf(projectRoot: string): string {
 export function sessionIdFromHeader(file: string): string | null {
   let fd: number;
   try {
-    fd = fs.openSync(file, "r");
+    // Regular files only: opening a FIFO (a request's sessionPath can name anything) would block the event loop.
+    if (!fs.statSync(file).isFile()) return null;
+    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
   } catch {
     return null;
   }

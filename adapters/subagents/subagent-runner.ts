@@ -14,6 +14,8 @@
  * Model and thinking level: the request's, else (model only) `resolveModel` (stored overrides), else the
  * parent's current ones when the parent is open in the host, else the child's defaults.
  * readOnlyBash: the request's, else true for the reserved `researcher` agent.
+ * images: sent with the task (the vision agent, adapters/vision/vision-runner.ts); `checkChild` may refuse the
+ * opened child before anything is prompted (a vision model without image input).
  *
  * Every failure (setup, the run, an assistant error or abort in the child) throws `SubagentRunError`. An
  * aborted `signal` interrupts the run and closes the child; the promise then rejects with
@@ -24,6 +26,7 @@ import * as path from "node:path";
 import { RESEARCHER_AGENT_NAME } from "../../domain/subagent/researcher-agent.ts";
 import { SUBAGENT_MARKER_VERSION, type SubagentMarkerData } from "../../domain/subagent/subagent-marker.ts";
 import { type SubagentResult, summarizeSubagentBranch } from "../../domain/subagent/subagent-result.ts";
+import type { Active, PromptImage } from "../../domain/runtime/runtime-types.ts";
 import { decodeSessionText } from "../../domain/session-decoder.ts";
 import { activeBranch, addEntry, emptySessionTree } from "../../domain/session-tree.ts";
 import type { RuntimeHandle } from "../runtime-host/runtime-handle.ts";
@@ -53,6 +56,8 @@ export interface SubagentRequest {
   /** The agent the child runs as (recorded in the marker; `researcher` implies read-only bash). */
   agent?: string;
   readOnlyBash?: boolean;
+  /** Images sent with the task (the vision agent's image). */
+  images?: PromptImage[];
 }
 
 export type { SubagentResult } from "../../domain/subagent/subagent-result.ts";
@@ -64,6 +69,8 @@ export interface SubagentRunOptions {
   findSessionFile?: (sessionId: string) => Promise<string | null>;
   /** A model for a request that names none (stored overrides); undefined lets the parent's apply. */
   resolveModel?: (context: { request: SubagentRequest; parentSessionPath: string | null }) => Promise<SubagentModelRef | undefined>;
+  /** Checks the opened child before its run (the vision agent's model must take images): a problem fails the run. */
+  checkChild?: (active: Active) => string | null;
 }
 
 export class SubagentRunError extends Error {
@@ -189,7 +196,9 @@ export async function runSubagent(host: RuntimeHost, request: SubagentRequest, o
   signal?.addEventListener("abort", onAbort, { once: true });
   try {
     if (signal?.aborted) throw abortError();
-    const run = handle.runToCompletion(request.task);
+    const problem = options.checkChild?.(handle.active()) ?? null;
+    if (problem !== null) throw new SubagentRunError(problem);
+    const run = handle.runToCompletion(request.task, request.images);
     // The run keeps going until interrupt/close below; its late failure is expected then.
     run.catch(() => {});
     try {

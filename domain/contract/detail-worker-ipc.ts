@@ -8,6 +8,8 @@
  * and its messages are checked.
  */
 import { Type } from "typebox";
+import { ROLLOUT_FEEDBACK_LABELS } from "../rollout-feedback/rollout-feedback.ts";
+import { literals } from "./schema-kit.ts";
 
 const Bytes = Type.Unsafe<Uint8Array>({
   description: "Bytes (a Uint8Array, structured-cloned): an events-socket message head or a JSON part.",
@@ -22,6 +24,9 @@ export const DetailQuery = Type.Union([
 
 /** domain/session-tree-view.ts MovedLeaf. */
 const MovedLeaf = Type.Object({ leafId: Type.Union([Type.String(), Type.Null()]), lastEntryId: Type.Union([Type.String(), Type.Null()]) });
+
+/** domain/rollout-feedback/rollout-feedback.ts EntryFeedbackMap: a session's stored feedback by entry id. */
+const EntryFeedbackMap = Type.Record(Type.String(), Type.Object({ label: literals(ROLLOUT_FEEDBACK_LABELS), text: Type.String() }));
 
 export const DetailWorkerRequest = Type.Union(
   [
@@ -44,6 +49,10 @@ export const DetailWorkerRequest = Type.Union(
     Type.Object(
       { type: Type.Literal("moveLeaf"), file: Type.String(), leaf: Type.Union([MovedLeaf, Type.Null()]) },
       { description: "A runtime's leaf of the file moved without writing (null: that ended); details show its branch." },
+    ),
+    Type.Object(
+      { type: Type.Literal("feedback"), file: Type.String(), feedback: Type.Union([EntryFeedbackMap, Type.Null()]) },
+      { description: "The stored rollout feedback of the file's session (null: none): its entries carry it." },
     ),
   ],
   { title: "DetailWorkerRequest" },

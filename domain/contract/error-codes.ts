@@ -72,6 +72,8 @@ export const ERROR_STATUS = {
   settings_unavailable: 503,
   /** The read side (database, session index) is still starting, or failed to start (GET /internal/ready). */
   not_ready: 503,
+  /** spec: a memory id that is not visible in the request's context (another project, deleted) answers 500. */
+  memory_not_found: 500,
   /** Anything unexpected: the message is "Internal server error", the details go to the log only. */
   internal: 500,
 } as const;

@@ -75,6 +75,9 @@ export const WorkerOpenOptions = failsWith(
     {
       agentDir: Type.Optional(Type.String({ description: "pi's agent dir; default: the worker's getAgentDir() (PI_CODING_AGENT_DIR)." })),
       apiUrl: Type.Optional(Type.String({ description: "The API base URL, exported as LEYLINE_API_URL before extensions load." })),
+      visionDir: Type.Optional(
+        Type.String({ description: "Leyline's vision attachments folder, exported as LEYLINE_VISION_DIR before extensions load." }),
+      ),
       extensionPaths: Type.Optional(StringArray),
       tools: Type.Optional(StringArray),
       heartbeatMs: Type.Optional(Type.Number({ description: "Heartbeat interval in ms; 0 disables. Default 5000." })),
