@@ -79,6 +79,8 @@ describe("feedback and vision settings in a browser", { timeout: FLOW_TIMEOUT_MS
     await panel.waitFor();
     const select = panel.locator(dt("vision-global-model"));
     await select.waitFor();
+    // The models with image input arrive once the panel is shown (GET /api/pi/state of the session's folder).
+    await expect.poll(() => select.locator("option").count()).toBeGreaterThan(1);
     const values = await select
       .locator("option")
       .evaluateAll((options: Array<{ value: string }>) => options.map((o) => o.value).filter((v) => v !== ""));
