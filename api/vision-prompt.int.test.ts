@@ -255,6 +255,7 @@ describe("prompts with images", () => {
 
     // An edited prompt with images goes through the same preparation: 500 without a usable vision model.
     await call(app, "DELETE", "/api/pi/vision/override", { cwd: dirs.cwd, sessionPath: file, scope: "session" });
+    const leafBefore = (await call(app, "GET", `/api/pi/sessions/${session.id}/tree`)).body["leafId"];
     const edited = await call(app, "POST", `/api/pi/sessions/${session.id}/edit-prompt`, {
       entryId: visionPrompt?.id,
       text: "EDITED-LOOK",
@@ -262,6 +263,8 @@ describe("prompts with images", () => {
     });
     expect(edited.status, JSON.stringify(edited.body)).toBe(500);
     expect(edited.body["error"]).toMatch(/does not support image input/);
+    // The refusal came before the tree moved: the session is still on the branch it was on.
+    expect((await call(app, "GET", `/api/pi/sessions/${session.id}/tree`)).body["leafId"]).toBe(leafBefore);
 
     // A fork copies the session's vision override.
     await putVision({ scope: "session", sessionPath: file, model: "faux/faux-1", thinking: "high" });

@@ -95,6 +95,11 @@ export interface PromptDispatcher {
   mutate(command: PromptQueueCommand): Promise<void>;
   /** Holds the queue and cancels unaccepted submissions (interrupt, reload, a replaced worker). */
   hold(command: { type: "reload" } | { type: "interrupt" }): void;
+  /**
+   * The image preparation a submission of these images gets (the vision model check, the attachments), run ahead:
+   * edit-prompt checks before it moves the tree, so a refusal leaves the session where it was.
+   */
+  prepareImages(images: Submission["images"]): Promise<void>;
   /** Hands a submission to pi; a queued task is marked accepted or failed, a direct prompt's failure thrown. */
   submit(submission: Submission, streamingBehavior: StreamingBehavior | null): Promise<void>;
   /** Runs `run` counted as a prompt being set up (busy for dispatch, eviction and the other actions). */
@@ -220,6 +225,9 @@ export function createPromptDispatcher(deps: PromptDispatcherDeps): PromptDispat
     requireIdle(action) {
       const blocker = idleBlocker(action, deps.pi(), state.phase, state.stopping);
       if (blocker !== null) throw new RuntimeHostError("action_blocked", blocker);
+    },
+    async prepareImages(images) {
+      if (images.length > 0) await deps.prepareImages?.(images);
     },
     requireNoTaskInFlight(action) {
       if (hasTaskInFlight(state.queue)) throw new RuntimeHostError("action_blocked", `Cannot ${action} while a prompt is being set up`);

@@ -142,6 +142,8 @@ export function createRuntimeActions(parts: RuntimeParts) {
         moved === null ? (entries.at(-1) ?? null) : moved.leafId === null ? null : (entries.find((e) => e.id === moved.leafId) ?? null);
       // Counts as a prompt being set up from here on: blocks queue dispatch and other actions until pi runs.
       await dispatcher.whileSettingUp(async () => {
+        // Images the model cannot read are checked (and saved) before the tree moves: a refusal changes nothing.
+        await dispatcher.prepareImages(request.images);
         const moved = await supervision.call("navigateTree", { targetId: entryId });
         if (moved.cancelled) throw new RuntimeHostError("runtime_failed", "The edit was cancelled by an extension");
         try {

@@ -1,7 +1,8 @@
 /**
  * Leyline's bundled vision extension (spec "Vision agent routes", "Prompt": image preparation):
  * - the `vision_agent` tool: `{ path, question? }` reads an image file (PNG, JPEG, GIF, WebP; a relative path is
- *   taken from the session's folder) and asks Leyline's vision agent about it through POST
+ *   taken from the session's working folder, `ctx.cwd`; like pi's own read tool, any readable image path is
+ *   accepted, up to 20 MiB) and asks Leyline's vision agent about it through POST
  *   `${LEYLINE_API_URL}/api/pi/vision` (a hidden child session with no tools and the vision model the settings
  *   resolve; the parent's thinking level where they say `inherit`). The answer is the tool's text;
  * - the parent model's context: when the session's model has no image input and Leyline runs the extension

@@ -106,6 +106,26 @@ describe("rollout feedback on an assistant message", () => {
     expect(pressed(w)).toEqual({ helpful: "false", unhelpful: "false" });
   });
 
+  it("sends one request at a time: quick clicks end with the last choice sent last", async () => {
+    const gates = [held(), held()];
+    let call = 0;
+    const w = await mountEntry(answer(), () => gates[call++]?.promise);
+    await w.get("[data-test=entry-feedback-helpful]").trigger("click");
+    await w.get("[data-test=entry-feedback-unhelpful]").trigger("click");
+    await w.get("[data-test=entry-feedback-helpful]").trigger("click");
+    // One request on its way; the screen shows the last click.
+    expect(mounted.backend?.requests).toHaveLength(1);
+    expect(pressed(w)).toEqual({ helpful: "true", unhelpful: "false" });
+    gates[0]!.release({ body: { ok: true, feedback: null } });
+    await flushPromises();
+    // Then only the newest choice (the middle one is never sent).
+    const labels = (mounted.backend?.requests ?? []).map((request) => (request.body as { label: string }).label);
+    expect(labels).toEqual(["helpful", "helpful"]);
+    gates[1]!.release({ body: { ok: true, feedback: null } });
+    await flushPromises();
+    expect(pressed(w)).toEqual({ helpful: "true", unhelpful: "false" });
+  });
+
   it("clears the verdict when the pressed button is clicked, and switches keeping the note", async () => {
     const w = await mountEntry(answer("helpful", "nice"));
     await w.get("[data-test=entry-feedback-unhelpful]").trigger("click");
