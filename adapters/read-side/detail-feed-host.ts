@@ -229,6 +229,22 @@ export function createDetailFeedHost(options: DetailFeedHostOptions): DetailFeed
     for (const [feed, sessionId] of file.feeds) options.send({ type: "unavailable", feed, head: unavailableHead(sessionId, message) });
   }
 
+  /**
+   * Folds a kept file's current snapshot again (its moved leaf or its feedback changed, the bytes did not);
+   * answers the file, or undefined when none is kept or read yet.
+   */
+  function refold(path: string): FileFeed | undefined {
+    const file = files.get(path);
+    const snapshot = file?.tail.current() ?? null;
+    if (file === undefined || snapshot === null) return undefined;
+    try {
+      onSnapshot(file, snapshot);
+    } catch (error) {
+      markGone(file, error instanceof Error ? error.message : String(error));
+    }
+    return file;
+  }
+
   function onSnapshot(file: FileFeed, snapshot: SessionTailSnapshot): void {
     if (!snapshot.exists || !snapshot.stats.isSession) {
       markGone(file, snapshot.exists ? NOT_A_SESSION : MISSING);
@@ -422,28 +438,15 @@ export function createDetailFeedHost(options: DetailFeedHostOptions): DetailFeed
       if (leaf === null) movedLeaves.delete(path);
       else movedLeaves.set(path, leaf);
       if (before?.leafId === leaf?.leafId && before?.lastEntryId === leaf?.lastEntryId) return;
-      const file = files.get(path);
-      const snapshot = file?.tail.current() ?? null;
-      if (file === undefined || snapshot === null) return;
-      try {
-        onSnapshot(file, snapshot);
-      } catch (error) {
-        markGone(file, error instanceof Error ? error.message : String(error));
-      }
+      const file = refold(path);
+      if (file === undefined) return;
       // The runtime wrote up to the move's last entry: a fold behind it catches up (its change reaches onSnapshot).
       file.tail.refresh().catch(() => undefined);
     },
     setFeedback(path, stored) {
       if (stored === null || Object.keys(stored).length === 0) feedback.delete(path);
       else feedback.set(path, stored);
-      const file = files.get(path);
-      const snapshot = file?.tail.current() ?? null;
-      if (file === undefined || snapshot === null) return;
-      try {
-        onSnapshot(file, snapshot);
-      } catch (error) {
-        markGone(file, error instanceof Error ? error.message : String(error));
-      }
+      refold(path);
     },
     openFiles: () => files.size,
     reset() {

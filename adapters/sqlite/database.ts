@@ -5,7 +5,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { Kysely, Migrator, SqliteDialect } from "kysely";
+import { Kysely, Migrator, SqliteDialect, type MigrationProvider } from "kysely";
 import { LEYLINE_DATABASE_FILE } from "./data-dir.ts";
 import type { LeylineDatabase } from "./leyline-database.ts";
 import { LEYLINE_SCHEMA_VERSION, leylineMigrationProvider } from "./leyline-migrations.ts";
@@ -32,15 +32,19 @@ export interface LeylineDatabaseHandle {
 }
 
 export async function openLeylineDatabase(options: OpenDatabaseOptions): Promise<LeylineDatabaseHandle> {
-  fs.mkdirSync(options.dataDir, { recursive: true });
   const file = path.join(options.dataDir, options.fileName ?? LEYLINE_DATABASE_FILE);
-  try {
-    return handle(await openAndMigrate(file), file, null);
-  } catch (error) {
-    if (!isUnreadableDatabaseError(error)) throw error;
-    const movedAside = moveAside(file);
-    return handle(await openAndMigrate(file), file, movedAside);
-  }
+  const opened = await openSqliteDatabase<LeylineDatabase>({
+    file,
+    provider: leylineMigrationProvider,
+    schemaVersion: LEYLINE_SCHEMA_VERSION,
+    // 16 KiB pages for a new file (no effect on an existing one, which keeps its page size): a warm start reads
+    // every stored session summary from one index, and reading it in a quarter as many pages takes about a
+    // quarter less time (fewer reads and page-cache allocations); commits write 16 KiB pages to the WAL instead
+    // of 4 KiB ones, a few per commit.
+    pageSize: PAGE_SIZE,
+  });
+  connections.set(opened.db, opened.sqlite);
+  return { db: opened.db, file, movedAside: opened.movedAside, close: () => opened.db.destroy() };
 }
 
 /** The SQLite connection under each Kysely instance opened here (see `sqliteConnectionOf`). */
@@ -55,33 +59,55 @@ export function sqliteConnectionOf(db: Kysely<LeylineDatabase>): SqliteConnectio
   return connections.get(db) ?? null;
 }
 
-function handle(db: Kysely<LeylineDatabase>, file: string, movedAside: string | null): LeylineDatabaseHandle {
-  return { db, file, movedAside, close: () => db.destroy() };
+export interface OpenSqliteOptions {
+  readonly file: string;
+  /** The file's migrations, and how many there are (stored in `PRAGMA user_version` once they all ran). */
+  readonly provider: MigrationProvider;
+  readonly schemaVersion: number;
+  /** Page size of a newly created file. Default: SQLite's. */
+  readonly pageSize?: number;
 }
 
-async function openAndMigrate(file: string): Promise<Kysely<LeylineDatabase>> {
-  const sqlite = openSqliteFile(file);
-  let db: Kysely<LeylineDatabase> | null = null;
+export interface OpenedSqlite<DB> {
+  readonly db: Kysely<DB>;
+  readonly sqlite: SqliteConnection;
+  /** Where an unreadable previous file was moved, or null when the file opened as it was. */
+  readonly movedAside: string | null;
+}
+
+/**
+ * One of Leyline's SQLite files (leyline.sqlite, memory.sqlite), the one way: its folder created, WAL mode,
+ * a Kysely instance over it, its migrations run before it is returned; a file SQLite cannot read (not a
+ * database, corrupt) is moved aside with its -wal and -shm (kept for inspection) and a fresh one is created.
+ */
+export async function openSqliteDatabase<DB>(options: OpenSqliteOptions): Promise<OpenedSqlite<DB>> {
+  fs.mkdirSync(path.dirname(options.file), { recursive: true });
   try {
-    // 16 KiB pages for a new file (no effect on an existing one, which keeps its page size): a warm start reads
-    // every stored session summary from one index, and reading it in a quarter as many pages takes about a
-    // quarter less time (fewer reads and page-cache allocations); commits write 16 KiB pages to the WAL instead
-    // of 4 KiB ones, a few per commit.
-    sqlite.exec(`pragma page_size = ${PAGE_SIZE}`);
+    return { ...(await openAndMigrate<DB>(options)), movedAside: null };
+  } catch (error) {
+    if (!isUnreadableDatabaseError(error)) throw error;
+    const movedAside = moveAside(options.file);
+    return { ...(await openAndMigrate<DB>(options)), movedAside };
+  }
+}
+
+async function openAndMigrate<DB>(options: OpenSqliteOptions): Promise<{ db: Kysely<DB>; sqlite: SqliteConnection }> {
+  const sqlite = openSqliteFile(options.file);
+  let db: Kysely<DB> | null = null;
+  try {
+    if (options.pageSize !== undefined) sqlite.exec(`pragma page_size = ${options.pageSize}`);
     sqlite.exec("pragma journal_mode = WAL");
     sqlite.exec("pragma synchronous = NORMAL");
     sqlite.exec("pragma busy_timeout = 5000");
-    db = new Kysely<LeylineDatabase>({ dialect: new SqliteDialect({ database: sqliteForKysely(sqlite) }) });
+    db = new Kysely<DB>({ dialect: new SqliteDialect({ database: sqliteForKysely(sqlite) }) });
     // Fast path for the common restart: `user_version` records how many migrations ran, so an up-to-date file
     // skips the Migrator's bookkeeping queries (several milliseconds of a warm start). Any other value runs it.
-    const applied = pragmaValue(sqlite, "user_version");
-    if (applied !== LEYLINE_SCHEMA_VERSION) {
-      const { error } = await new Migrator({ db, provider: leylineMigrationProvider }).migrateToLatest();
+    if (pragmaValue(sqlite, "user_version") !== options.schemaVersion) {
+      const { error } = await new Migrator({ db, provider: options.provider }).migrateToLatest();
       if (error !== undefined) throw error;
-      sqlite.exec(`pragma user_version = ${LEYLINE_SCHEMA_VERSION}`);
+      sqlite.exec(`pragma user_version = ${options.schemaVersion}`);
     }
-    connections.set(db, sqlite);
-    return db;
+    return { db, sqlite };
   } catch (error) {
     if (db !== null) await db.destroy().catch(() => undefined);
     else sqlite.close();

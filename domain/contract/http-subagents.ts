@@ -6,24 +6,12 @@ import {
   type SubagentsView as SubagentsViewType,
 } from "../subagent/subagent-types.ts";
 import { defineRoute } from "./http-route.ts";
-import { domainObject, failsWith, literals } from "./schema-kit.ts";
+import { domainObject, failsWith, literals, optionalString, requiredString } from "./schema-kit.ts";
 
 const tags = ["subagents"];
 
-/** A string or null (null and absent mean the same). */
-function optionalString(name: string) {
-  return Type.Optional(failsWith(Type.Union([Type.String(), Type.Null()]), `${name} must be a string`));
-}
 function requiredText(name: string) {
   return failsWith(Type.String({ pattern: "\\S" }), `${name} must be a non-empty string`);
-}
-/** A required non-blank string whose wrong type is told apart ("must be a string"). */
-function requiredString(name: string) {
-  return failsWith(Type.String({ pattern: "\\S" }), {
-    type: `${name} must be a string`,
-    default: `${name} must be a non-empty string`,
-    required: `${name} must be a non-empty string`,
-  });
 }
 function optionalStrings(name: string) {
   return Type.Optional(failsWith(Type.Union([Type.Array(Type.String()), Type.Null()]), `${name} must be an array of strings`));

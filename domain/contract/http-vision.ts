@@ -12,22 +12,9 @@ import {
   type VisionResolution as VisionResolutionType,
 } from "../vision/vision-types.ts";
 import { defineRoute } from "./http-route.ts";
-import { domainObject, failsWith, literals } from "./schema-kit.ts";
+import { domainObject, failsWith, literals, optionalString, requiredString } from "./schema-kit.ts";
 
 const tags = ["vision"];
-
-/** A string or null (null and absent mean the same). */
-function optionalString(name: string) {
-  return Type.Optional(failsWith(Type.Union([Type.String(), Type.Null()]), `${name} must be a string`));
-}
-/** A required non-blank string whose wrong type is told apart ("must be a string"). */
-function requiredString(name: string) {
-  return failsWith(Type.String({ pattern: "\\S" }), {
-    type: `${name} must be a string`,
-    default: `${name} must be a non-empty string`,
-    required: `${name} must be a non-empty string`,
-  });
-}
 
 const SCOPE_MESSAGE = "scope must be global, project or session";
 const THINKING_MESSAGE = `thinking must be one of ${VISION_THINKING_VALUES.join(", ")} or empty`;

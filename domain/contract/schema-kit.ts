@@ -30,6 +30,20 @@ export function nonEmptyString(message: string): ReturnType<typeof Type.String> 
   return failsWith(Type.String({ minLength: 1 }), message);
 }
 
+/** An optional string field where null means absent too; another type answers "<name> must be a string". */
+export function optionalString(name: string) {
+  return Type.Optional(failsWith(Type.Union([Type.String(), Type.Null()]), `${name} must be a string`));
+}
+
+/** A required non-blank string whose wrong type is told apart ("<name> must be a string"). */
+export function requiredString(name: string) {
+  return failsWith(Type.String({ pattern: "\\S" }), {
+    type: `${name} must be a string`,
+    default: `${name} must be a non-empty string`,
+    required: `${name} must be a non-empty string`,
+  });
+}
+
 /** One of a list of string constants (an enum of the domain: `RESEARCH_PHASES`, the queue actions). */
 export function literals<const V extends readonly string[]>(values: V) {
   return Type.Unsafe<V[number]>(Type.Union(values.map((value) => Type.Literal(value))));

@@ -4,6 +4,8 @@
  * constants only: the server stores them in memory.sqlite (adapters/memories), the client shows them.
  */
 
+import type { SubagentContext } from "../subagent/subagent-types.ts";
+
 export const MEMORY_SCOPES = ["global", "project", "session"] as const;
 export type MemoryScope = (typeof MEMORY_SCOPES)[number];
 
@@ -13,17 +15,12 @@ export type MemoryStatus = (typeof MEMORY_STATUSES)[number];
 export const MEMORY_SOURCES = ["agent", "user", "system", "import"] as const;
 export type MemorySource = (typeof MEMORY_SOURCES)[number];
 
-/** Where a request stands (spec MemoryContext): the project of its cwd and, with a sessionPath, its session. */
-export interface MemoryContext {
-  cwd: string;
-  projectId: string;
-  projectName: string;
-  projectRoot: string;
-  /** A sessionPath was given: only then is the session scope visible and writable. */
-  sessionAvailable: boolean;
-  sessionFile: string | null;
-  sessionId: string | null;
-}
+/**
+ * Where a request stands (spec MemoryContext): the project of its cwd and, with a sessionPath, its session. The
+ * same context as the subagent and vision routes (one resolution: adapters/subagents/subagent-context.ts); only
+ * with a sessionPath is the session scope visible and writable.
+ */
+export type MemoryContext = SubagentContext;
 
 /** One record (spec Memory). Times are milliseconds since the epoch. */
 export interface Memory {

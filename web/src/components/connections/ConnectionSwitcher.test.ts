@@ -1,11 +1,9 @@
 import { flushPromises, mount, type VueWrapper } from "@vue/test-utils";
-import { createPinia, setActivePinia } from "pinia";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { apiBase, setApiBase } from "../../api/http.ts";
 import { TAB_CONNECTION_KEY } from "../../lib/connection-choice.ts";
-import { useBackendConnectionsStore } from "../../stores/backend-connections.store.ts";
 import ConnectionSwitcher from "./ConnectionSwitcher.vue";
-import { fakeConnectionsBackend, leylineInfo, type FakeConnectionsBackend } from "./connections.fixture.ts";
+import { bootConnections, fakeConnectionsBackend, leylineInfo, type FakeConnectionsBackend } from "./connections.fixture.ts";
 
 const LAB = "http://lab.test:8787";
 const DOWN = "http://down.test:8787";
@@ -49,13 +47,7 @@ async function mountSwitcher(tabChoice: string | null = "builtin") {
       [SPARE]: { body: leylineInfo("0.4.1") },
     },
   });
-  if (tabChoice !== null) sessionStorage.setItem(TAB_CONNECTION_KEY, tabChoice);
-  const pinia = createPinia();
-  setActivePinia(pinia);
-  const store = useBackendConnectionsStore();
-  const reloads: number[] = [];
-  store.useNavigator({ reload: () => reloads.push(1) });
-  await store.boot();
+  const { pinia, store, reloads } = await bootConnections(tabChoice);
   wrapper = mount(ConnectionSwitcher, { global: { plugins: [pinia] }, attachTo: document.body });
   await flushPromises();
   return { w: wrapper, store, reloads, server: backend };

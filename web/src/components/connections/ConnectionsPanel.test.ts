@@ -1,13 +1,17 @@
 import { flushPromises, mount, type VueWrapper } from "@vue/test-utils";
-import { createPinia, setActivePinia } from "pinia";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { setApiBase } from "../../api/http.ts";
 import { TAB_CONNECTION_KEY } from "../../lib/connection-choice.ts";
-import { useBackendConnectionsStore } from "../../stores/backend-connections.store.ts";
 import { useDialogsStore } from "../../stores/dialogs.store.ts";
 import DialogHost from "../app/DialogHost.vue";
 import ConnectionsPanel from "./ConnectionsPanel.vue";
-import { fakeConnectionsBackend, leylineInfo, type FakeConnectionsBackend, type InfoAnswer } from "./connections.fixture.ts";
+import {
+  bootConnections,
+  fakeConnectionsBackend,
+  leylineInfo,
+  type FakeConnectionsBackend,
+  type InfoAnswer,
+} from "./connections.fixture.ts";
 
 const LAB = "http://lab.test:8787";
 const MOVED = "https://lab.example/leyline";
@@ -48,13 +52,7 @@ async function mountPanel(options: { tabChoice?: string; hold?: string[]; infos?
     },
   });
   for (const base of options.hold ?? []) backend.hold(base);
-  sessionStorage.setItem(TAB_CONNECTION_KEY, options.tabChoice ?? "builtin");
-  const pinia = createPinia();
-  setActivePinia(pinia);
-  const store = useBackendConnectionsStore();
-  const reloads: number[] = [];
-  store.useNavigator({ reload: () => reloads.push(1) });
-  await store.boot();
+  const { pinia, store, reloads } = await bootConnections(options.tabChoice ?? "builtin");
   wrapper = mount(
     { components: { ConnectionsPanel, DialogHost }, template: "<div><ConnectionsPanel /><DialogHost /></div>" },
     { global: { plugins: [pinia] }, attachTo: document.body },

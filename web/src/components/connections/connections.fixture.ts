@@ -5,7 +5,10 @@
  * GET <url>/api/pi/info. Every request is recorded with its URL as asked (relative = the page's own origin). An
  * answer can be held back (`hold`) so a test decides the order in which answers arrive.
  */
+import { createPinia, setActivePinia, type Pinia } from "pinia";
 import { vi } from "vitest";
+import { TAB_CONNECTION_KEY } from "../../lib/connection-choice.ts";
+import { useBackendConnectionsStore } from "../../stores/backend-connections.store.ts";
 import { checkConnectionName, checkConnectionUrl, type BackendRegistry } from "../../../../domain/native-app/native-records.ts";
 import { CAPABILITY_NAMES } from "../../backend-info.ts";
 
@@ -161,3 +164,20 @@ export function fakeConnectionsBackend(options: {
 }
 
 export type FakeConnectionsBackend = ReturnType<typeof fakeConnectionsBackend>;
+
+/**
+ * Boots the connections store as main.ts does (the tab's choice, when given, in sessionStorage) on a new Pinia;
+ * page reloads are counted instead of done.
+ */
+export async function bootConnections(
+  tabChoice: string | null,
+): Promise<{ pinia: Pinia; store: ReturnType<typeof useBackendConnectionsStore>; reloads: number[] }> {
+  if (tabChoice !== null) sessionStorage.setItem(TAB_CONNECTION_KEY, tabChoice);
+  const pinia = createPinia();
+  setActivePinia(pinia);
+  const store = useBackendConnectionsStore();
+  const reloads: number[] = [];
+  store.useNavigator({ reload: () => reloads.push(1) });
+  await store.boot();
+  return { pinia, store, reloads };
+}
