@@ -83,6 +83,9 @@ import { appSettingsRoutes } from "./app-settings.routes.ts";
 import { connectionsRoutes } from "./connections.routes.ts";
 import { pinnedSessionsRoutes } from "./pinned-sessions.routes.ts";
 import { rolloutFeedbackRoutes } from "./rollout-feedback.routes.ts";
+import { tracesRoutes } from "./traces.routes.ts";
+import { createTraceService, type TraceService } from "../adapters/traces/trace-service.ts";
+import type { OtlpExport } from "../adapters/traces/otlp-export.ts";
 import { terminalRoutes } from "./terminal.routes.ts";
 import { prepareEditorTerminal } from "../adapters/file-links/editor-terminal.ts";
 import { createPiSettingsService, type OpenRuntimesView, type PiSettingsService } from "../adapters/pi-settings/pi-settings-service.ts";
@@ -155,6 +158,8 @@ export interface AppServices {
   readonly settings: PiSettingsService;
   /** Network access: the sharing switch, port and relay of the native backend. */
   readonly networkAccess: NetworkAccessService;
+  /** Traces: capture of every run on this backend, its reads and notices. */
+  readonly traces: TraceService;
 }
 
 declare module "fastify" {
@@ -200,6 +205,17 @@ function clientFacing(error: FastifyError): { code: ErrorCode; message: string }
   const status = error.statusCode;
   if (typeof status === "number" && status >= 400 && status < 500) return { code: errorCodeOfStatus(status), message: error.message };
   return undefined;
+}
+
+/**
+ * The OTLP export of traces when the standard exporter variables ask for it (adapters/traces/otlp-export.ts); the
+ * OpenTelemetry SDK is loaded only then.
+ */
+async function traceExport(env: NodeJS.ProcessEnv, version: string, warn: (message: string) => void): Promise<OtlpExport | null> {
+  const wanted = [env["OTEL_EXPORTER_OTLP_ENDPOINT"], env["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"]].some((value) => (value ?? "").trim() !== "");
+  if (!wanted) return null;
+  const { createOtlpExport } = await import("../adapters/traces/otlp-export.ts");
+  return createOtlpExport(env, { warn, version });
 }
 
 /** What Pi Settings sees of the open runtimes: a session's folder, and the model routes they know (sign-in guard). */
@@ -265,7 +281,15 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
     database: async () => (await readSide.database()).db,
     onError: (error, message) => app.log.warn({ err: error }, message),
   });
-  const services: AppServices = { epoch, dataDir, agentDir, readSide, runtimeHost, host, previewer, settings, networkAccess };
+  const traces = createTraceService({
+    database: async () => (await readSide.database()).db,
+    traceWrites$: host.traceWrites$,
+    hostEvents$: host.events$,
+    version,
+    otlp: await traceExport(env, version, (message) => app.log.warn(message)),
+    log: app.log,
+  });
+  const services: AppServices = { epoch, dataDir, agentDir, readSide, runtimeHost, host, previewer, settings, networkAccess, traces };
   app.decorate("leyline", services);
   // A runtime's leaf moved by a /tree navigation lives in the runtime until its next write: the session's detail
   // and tree show that branch meanwhile (in order: each move waits for the same ready promise).
@@ -303,6 +327,8 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
     await networkAccess.close();
     await stopWorkers();
     leafMoves.unsubscribe();
+    // After the workers: their last captures (runs they abandoned) are stored first.
+    await traces.close().catch((error: unknown) => app.log.error({ err: error }, "tracing: close failed"));
     const index = readSide.current()?.index;
     if (index !== undefined && written.length > 0) {
       await index
@@ -427,6 +453,7 @@ async function registerAll(
   await app.register(subagentsRoutes, { readSide, runtimeHost, agentDir });
   await app.register(visionRoutes, { readSide, host });
   await app.register(memoriesRoutes, { memoryDir: resolveMemoryDir(env, dataDir), runtimeHost });
+  await app.register(tracesRoutes, { traces: services.traces });
   await app.register(piSettingsRoutes, { settings: piSettings });
   await app.register(networkAccessRoutes, { networkAccess: services.networkAccess });
   await app.register(filesRoutes, { readSide, host, dataDir, env });
@@ -443,6 +470,7 @@ async function registerAll(
     runtimeHost,
     readSide,
     epoch,
+    notices$: services.traces.notices$,
     ...(options.heartbeatMs !== undefined ? { heartbeatMs: options.heartbeatMs } : {}),
     ...(options.eventsBufferLimitBytes !== undefined ? { bufferLimitBytes: options.eventsBufferLimitBytes } : {}),
     ...(options.eventsResumeWindowMs !== undefined ? { resumeWindowMs: options.eventsResumeWindowMs } : {}),

@@ -29,7 +29,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { FastifyBaseLogger, FastifyPluginAsync } from "fastify";
-import type { Observable, Subscription } from "rxjs";
+import { merge, type Observable, type Subscription } from "rxjs";
 import type { WebSocket } from "ws";
 import { parseClientMessage } from "../domain/contract/events-socket.ts";
 import { EVENTS_PATH, PONG_TEXT } from "../domain/live/live-messages.ts";
@@ -66,6 +66,8 @@ export interface EventsRoutesOptions {
   readonly bufferLimitBytes?: number;
   /** How long a detached stream can be resumed (default RESUME_WINDOW_MS). */
   readonly resumeWindowMs?: number;
+  /** Other live messages for every stream (the trace service's `trace_updated` and `trace_config`). */
+  readonly notices$?: Observable<RuntimeHostEvent>;
 }
 
 /** One stream as the fan-out sees it: its current focus, and where its messages go. */
@@ -168,7 +170,9 @@ export function createEventChannels(options: EventsRoutesOptions & { log: Fastif
   const heartbeatMs = options.heartbeatMs ?? HEARTBEAT_INTERVAL_MS;
   const queueLimitBytes = options.bufferLimitBytes ?? SLOW_READER_LIMIT_BYTES;
   const resumeWindowMs = options.resumeWindowMs ?? RESUME_WINDOW_MS;
-  const fanout = new EventFanout(runtimeHost.events$, options.log);
+  // Trace notices (trace_updated, trace_config) travel the same fan-out as the host's live messages, to every stream.
+  const live$ = options.notices$ !== undefined ? merge(runtimeHost.events$, options.notices$) : runtimeHost.events$;
+  const fanout = new EventFanout(live$, options.log);
   const listFeed: SessionListFeed = createSessionListFeed(readSide, runtimeHost, (error) =>
     options.log.error({ err: error }, "session list feed error"),
   );

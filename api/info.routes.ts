@@ -31,7 +31,7 @@ export const CAPABILITIES = {
   /** Models & providers and MCP server settings. */
   piSettings: true,
   /** Trace capture and trace views. */
-  tracing: false,
+  tracing: true,
 } as const satisfies Record<string, boolean>;
 
 export type CapabilityName = keyof typeof CAPABILITIES;

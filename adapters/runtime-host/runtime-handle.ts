@@ -26,6 +26,7 @@ import type {
   WorkerOpenOptions,
 } from "../runtime-protocol/runtime-protocol.ts";
 import type { RuntimeWorkerClient, WorkerNotification } from "../runtime-client/worker-client.ts";
+import type { CaptureWrite } from "../../domain/traces/trace-records.ts";
 import { leylineTrashDirOf, resolveAgentDir } from "../session-files/agent-dir.ts";
 import { type ConfirmationTimers, createConfirmationTimers } from "./confirmation-timers.ts";
 import type { HostClock } from "./host-clock.ts";
@@ -83,6 +84,8 @@ export interface RuntimeHandleOptions {
   onLeafMoved?: (file: string, leaf: MovedLeaf | null) => void;
   /** The preparation of submissions with images (none: images go to pi as they are). */
   prepareImages?: ImagePreparer;
+  /** The worker's trace capture of this runtime's runs (domain/traces/trace-capture.ts writes). */
+  onTrace?: (handle: RuntimeHandle, writes: CaptureWrite[]) => void;
 }
 
 export class RuntimeHandle {
@@ -383,6 +386,9 @@ export class RuntimeHandle {
         return;
       case "extension_error":
         this.publisher.extensionError(message.error);
+        return;
+      case "trace":
+        this.options.onTrace?.(this, message.writes);
         return;
       case "fault":
         this.supervision.logDiagnostic({ type: "fault", kind: message.kind, message: message.message, fatal: message.fatal });

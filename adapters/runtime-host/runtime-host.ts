@@ -39,6 +39,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { filter, firstValueFrom, type Observable, Subject, take } from "rxjs";
 import type { MovedLeaf } from "../../domain/session-tree-view.ts";
+import type { CaptureWrite } from "../../domain/traces/trace-records.ts";
 import { FauxScript } from "../runtime-protocol/faux-script.ts";
 import { API_URL_ENV, type NewSessionTarget, type WorkerOpenOptions } from "../runtime-protocol/runtime-protocol.ts";
 import { ForkedWorkerClient, type RuntimeWorkerClient } from "../runtime-client/worker-client.ts";
@@ -121,6 +122,9 @@ export class RuntimeHost {
    * the read side shows the moved leaf's branch meanwhile (api/app.ts passes it to the detail feeds).
    */
   readonly leafMoves$ = this.leafSubject.asObservable();
+  private readonly traceSubject = new Subject<{ readonly handle: RuntimeHandle; readonly writes: readonly CaptureWrite[] }>();
+  /** Every runtime's trace capture, as its worker reports it (adapters/traces/trace-service.ts stores it). */
+  readonly traceWrites$ = this.traceSubject.asObservable();
   private readonly clock: HostClock;
   private readonly registered: RuntimeHandle[] = [];
   /** Handles still starting (they count toward capacity). */
@@ -328,6 +332,7 @@ export class RuntimeHost {
       openTimeoutMs: this.options.openTimeoutMs ?? 60_000,
       trashDir: this.trashDir,
       onLeafMoved: (file, leaf) => this.leafSubject.next({ file, leaf }),
+      onTrace: (handle, writes) => this.traceSubject.next({ handle, writes }),
       ...(this.options.prepareImages ? { prepareImages: this.options.prepareImages } : {}),
       onIdentityChanged: (_handle, previousId) => {
         if (this.selected === previousId) this.selected = _handle.sessionId;
@@ -540,6 +545,7 @@ export class RuntimeHost {
       ...(spare !== null ? [firstValueFrom(spare.exit$)] : []),
     ]);
     this.subject.complete();
+    this.traceSubject.complete();
   }
 
   // ------------------------------------------------------------------------------------------------------

@@ -21,6 +21,7 @@ import { makeSessionFileDurable } from "./durable-session-file.ts";
 import { ExtensionUiBridge, piGlobalTheme } from "./extension-ui-bridge.ts";
 import { type FauxTurn } from "../runtime-protocol/faux-script.ts";
 import { LiveEventEncoder, type WireEvent } from "./live-event-encoder.ts";
+import { createTraceRecorder } from "./trace-recorder.ts";
 import { buildRuntimeSnapshot } from "./runtime-snapshot.ts";
 import {
   type ControlMessage,
@@ -90,6 +91,11 @@ export class RuntimeWorkerHost {
   private readonly live = new LiveEventEncoder({ send: (event, known) => this.sendEvent(event, known) });
   /** A session was bound before: the next bind replaces it. */
   private bound = false;
+  /** Trace capture of the bound session's runs (trace-recorder.ts). */
+  private readonly traces = createTraceRecorder({
+    send: (writes) => this.send({ type: "trace", writes }),
+    leafId: () => this.runtime?.session.sessionManager.getLeafId() ?? null,
+  });
 
   constructor(private readonly options: WorkerHostOptions) {
     this.bridge = new ExtensionUiBridge(
@@ -139,6 +145,7 @@ export class RuntimeWorkerHost {
     this.heartbeat = null;
     this.live.dispose();
     this.bridge.dismissAll("disposed");
+    this.traces.abandon("The runtime closed during the run");
     this.unsubscribe?.();
     this.unsubscribe = null;
     this.unsubscribeAgent?.();
@@ -437,6 +444,7 @@ export class RuntimeWorkerHost {
     this.pendingToolCalls.clear();
     // A replaced session's listeners are gone: whatever it was streaming never ends on the receivers' side.
     if (this.bound) this.live.reset();
+    if (this.bound) this.traces.abandon("The session was replaced during the run");
     this.bound = true;
     const session = runtime.session;
     // Before anything can append: the file is created with the first user message (see the module comment).
@@ -502,6 +510,7 @@ export class RuntimeWorkerHost {
     if (event.type === "tool_execution_end") this.pendingToolCalls.delete(event.toolCallId);
     if (event.type === "agent_end") this.pendingToolCalls.clear();
     this.live.push(event as unknown as WireEvent);
+    this.traces.push(event as unknown as WireEvent);
     switch (event.type) {
       case "agent_start":
       case "agent_end":

@@ -8,6 +8,7 @@ import type { SubagentModelOverrideTable } from "../subagents/subagent-model-ove
 import type { AppSettingTable, BackendConnectionTable, PinnedSessionTable } from "../native-app/native-app.table.ts";
 import type { RolloutFeedbackTable } from "../rollout-feedback/rollout-feedback.table.ts";
 import type { VisionOverrideTable } from "../vision/vision-override.table.ts";
+import type { TraceObservationTable, TraceScoreTable, TraceSettingTable, TraceTable } from "../traces/trace.table.ts";
 
 export interface LeylineDatabase {
   projection_checkpoints: ProjectionCheckpointTable;
@@ -21,4 +22,8 @@ export interface LeylineDatabase {
   pinned_sessions: PinnedSessionTable;
   rollout_feedback: RolloutFeedbackTable;
   vision_overrides: VisionOverrideTable;
+  traces: TraceTable;
+  trace_observations: TraceObservationTable;
+  trace_scores: TraceScoreTable;
+  trace_settings: TraceSettingTable;
 }

@@ -9,6 +9,7 @@ import * as m0003 from "../../migrations/0003-search-index.ts";
 import * as m0004 from "../../migrations/0004-native-app.ts";
 import * as m0005 from "../../migrations/0005-rollout-feedback.ts";
 import * as m0006 from "../../migrations/0006-vision-overrides.ts";
+import * as m0007 from "../../migrations/0007-traces.ts";
 
 export const leylineMigrations: Readonly<Record<string, Migration>> = {
   "0001-projection-checkpoints": m0001,
@@ -17,6 +18,7 @@ export const leylineMigrations: Readonly<Record<string, Migration>> = {
   "0004-native-app": m0004,
   "0005-rollout-feedback": m0005,
   "0006-vision-overrides": m0006,
+  "0007-traces": m0007,
 };
 
 export const leylineMigrationProvider: MigrationProvider = {

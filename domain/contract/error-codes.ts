@@ -66,6 +66,10 @@ export const ERROR_STATUS = {
    * in the bounded status list, or a failing git run answer 500.
    */
   review_failed: 500,
+  /** spec "Trace errors": a trace id no stored trace has. */
+  trace_not_found: 404,
+  /** spec "Trace errors": trace storage failed, the trace settings could not be read or saved, or tracing is shutting down. */
+  tracing_unavailable: 503,
   /** The runtime host is at its worker capacity, or shutting down. */
   capacity_reached: 503,
   /** spec: the Pi Settings runtime cannot load, refresh authentication or acquire capacity, or the backend is shutting down. */

@@ -114,6 +114,8 @@ export const SERVER_MESSAGES = {
   session_snapshot: SessionSnapshotData,
   session_delta: SessionDeltaData,
   session_unavailable: SessionUnavailableData,
+  trace_updated: Type.Object({ traceId: Type.String(), sessionId: Type.String(), revision: Type.Number(), activeSessionId: Type.String() }),
+  trace_config: Type.Object({ enabled: Type.Boolean(), error: Type.Optional(Type.String()) }),
 } as const satisfies Record<string, TSchema | null>;
 
 export type ServerMessageType = keyof typeof SERVER_MESSAGES;

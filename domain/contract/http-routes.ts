@@ -14,6 +14,7 @@ import { SERVICE_ROUTES } from "./http-service.ts";
 import { SESSION_TREE_ROUTES } from "./http-session-tree.ts";
 import { SESSION_ROUTES } from "./http-sessions.ts";
 import { SUBAGENT_ROUTES } from "./http-subagents.ts";
+import { TRACE_ROUTES } from "./http-traces.ts";
 import { VISION_ROUTES } from "./http-vision.ts";
 import { terminalSocket } from "./terminal-socket.ts";
 
@@ -30,6 +31,7 @@ export function contractRoutes(): RouteContract[] {
     ...SUBAGENT_ROUTES,
     ...VISION_ROUTES,
     ...MEMORY_ROUTES,
+    ...TRACE_ROUTES,
     ...PI_SETTINGS_ROUTES,
     ...FILE_ROUTES,
     ...REVIEW_ROUTES,

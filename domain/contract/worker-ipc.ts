@@ -16,6 +16,7 @@
 import { Type, type Static } from "typebox";
 import type { RuntimeNotice as RuntimeNoticeType } from "../runtime/runtime-types.ts";
 import { MODEL_AUTH_KINDS } from "../runtime/ultrafast.ts";
+import type { CaptureWrite } from "../traces/trace-records.ts";
 import { failsWith, literals, type SameType } from "./schema-kit.ts";
 import { SubagentMarkerData } from "./subagent-marker-data.ts";
 
@@ -385,6 +386,13 @@ export const WorkerMessages = {
     error: failsWith(
       Type.Object({ extensionPath: Type.String(), event: Type.String(), error: Type.String(), stack: Type.Optional(Type.String()) }),
       MUST_BE_OBJECT,
+    ),
+  }),
+  /** Trace capture: the writes the worker's capture fold made of one session event (domain/traces/trace-capture.ts). */
+  trace: Type.Object({
+    type: Type.Literal("trace"),
+    writes: Type.Array(
+      failsWith(Type.Unsafe<CaptureWrite>(Type.Object({ traceId: Type.String({ pattern: "^[a-zA-Z0-9_.:-]{1,160}$" }) })), MUST_BE_OBJECT),
     ),
   }),
   heartbeat: Type.Object({ type: Type.Literal("heartbeat"), seq: Type.Number(), at: Type.Number(), isStreaming: Type.Boolean() }),

@@ -1,0 +1,479 @@
+/**
+ * The capture fold: pi's session events of one runtime (whole, as the worker receives them) → the writes of its
+ * traces (trace-records.ts `CaptureWrite`). Pure: the worker's adapter supplies each event's time, pi's leaf
+ * entry at that moment and a fresh id (used only when a run starts).
+ *
+ * - A run is `agent_start` … `agent_end`; an `agent_end` pi will retry (`willRetry`) keeps the run open, so the
+ *   retry's turns land in the same trace. A new `agent_start` while a run is open ends that run as aborted.
+ * - The first user message is the trace's input (its text; images noted); later user messages (steering) are
+ *   EVENT observations. The last assistant text is the output.
+ * - Every assistant message is a GENERATION (started at its `message_start`, finished at `message_end` with its
+ *   usage, model, stop reason); every tool execution a TOOL under the generation that called it; retries and
+ *   compactions EVENTs. A generation that stopped with an error makes the run `error`, an aborted one `aborted`.
+ * - Usage is the assistant messages' own (input counts cache reads and writes). A tool result's usage (pi's
+ *   nested tool calls) and a subagent tool's reported child usage are never added: a child run is captured in its
+ *   own session and counted there once.
+ * - Entry ids: pi appends a message to the session file after its `message_end` listeners ran, so the entry a
+ *   message wrote is the leaf the next event sees (`leafId` changed): the user entry, a generation's entry, and
+ *   the leaf at `agent_end` (the run's last entry).
+ * - Fields are clipped at capture (CAPTURE_FIELD_BYTES); a clipped field is named in `metadata.captureClipping`.
+ */
+import { clipUtf8 } from "./text-clip.ts";
+import type { CaptureWrite, ObservationRecord, TraceCapturePatch } from "./trace-records.ts";
+import type { TraceLevel, TraceStatus, TraceUsage } from "./trace-types.ts";
+
+/** The most of one text field capture keeps (UTF-8 bytes). */
+export const CAPTURE_FIELD_BYTES = 128 * 1024;
+/** The trace name: the prompt's first line, at most this many characters. */
+export const TRACE_NAME_CHARS = 100;
+
+type LooseEvent = { readonly type: string; readonly [key: string]: unknown };
+
+export interface CaptureInput {
+  readonly event: LooseEvent;
+  /** Epoch milliseconds. */
+  readonly at: number;
+  /** pi's leaf entry id at this moment. */
+  readonly leafId: string | null;
+  /** A fresh id: the trace id if this event starts a run. */
+  readonly newId: string;
+}
+
+interface RunState {
+  readonly traceId: string;
+  readonly generations: number;
+  readonly events: number;
+  /** The generation being streamed. */
+  readonly open: ObservationRecord | null;
+  /** Running tools by tool call id. */
+  readonly tools: Readonly<Record<string, ObservationRecord>>;
+  /** The generation that asked for each tool call. */
+  readonly callers: Readonly<Record<string, string>>;
+  readonly hasInput: boolean;
+  /** What the next leaf change means: the user message's entry, or a generation's. */
+  readonly pendingEntry: { readonly kind: "user" } | { readonly kind: "generation"; readonly record: ObservationRecord } | null;
+  readonly leafBefore: string | null;
+  readonly startEntrySet: boolean;
+  /** How the last generation stopped. */
+  readonly lastStop: { status: TraceStatus; level: TraceLevel; message: string | null } | null;
+  readonly retrying: boolean;
+}
+
+export interface CaptureState {
+  readonly run: RunState | null;
+}
+
+export const EMPTY_CAPTURE: CaptureState = { run: null };
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function str(value: unknown): string {
+  return typeof value === "string" ? value : "";
+}
+
+function num(value: unknown): number {
+  return typeof value === "number" && Number.isFinite(value) ? value : 0;
+}
+
+/** A message's text: a string, or its text blocks joined (images noted). */
+export function messageText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  const parts: string[] = [];
+  for (const block of content) {
+    if (!isRecord(block)) continue;
+    if (block["type"] === "text") parts.push(str(block["text"]));
+    else if (block["type"] === "image") parts.push("[image]");
+  }
+  return parts.join("\n");
+}
+
+/** pi's assistant usage → ours (input counts cache reads and writes, as pi's footer does). */
+export function usageOf(value: unknown): TraceUsage {
+  if (!isRecord(value)) return { inputTokens: 0, outputTokens: 0, totalTokens: 0, cost: 0 };
+  const inputTokens = num(value["input"]) + num(value["cacheRead"]) + num(value["cacheWrite"]);
+  const outputTokens = num(value["output"]);
+  const total = num(value["totalTokens"]);
+  return {
+    inputTokens,
+    outputTokens,
+    totalTokens: total > 0 ? total : inputTokens + outputTokens,
+    cost: isRecord(value["cost"]) ? num(value["cost"]["total"]) : 0,
+  };
+}
+
+interface TextFields {
+  input?: string | null;
+  output?: string | null;
+}
+
+/** `record` with its input and output clipped, and the original sizes of what was clipped. */
+function clipTexts<T extends TextFields>(record: T): { record: T; clipping: Record<string, number> } {
+  let out = record;
+  const clipping: Record<string, number> = {};
+  for (const field of ["input", "output"] as const) {
+    const value = record[field];
+    if (typeof value !== "string") continue;
+    const clipped = clipUtf8(value, CAPTURE_FIELD_BYTES);
+    if (!clipped.clipped) continue;
+    out = { ...out, [field]: clipped.text };
+    clipping[field] = clipped.bytes;
+  }
+  return { record: out, clipping };
+}
+
+function withCaptureClipping(metadata: Record<string, unknown>, clipping: Record<string, number>): Record<string, unknown> {
+  const fields = Object.keys(clipping);
+  return fields.length === 0 ? metadata : { ...metadata, captureClipping: { fields, fieldBytes: clipping } };
+}
+
+function clippedObservation(record: ObservationRecord): ObservationRecord {
+  const { record: clipped, clipping } = clipTexts(record);
+  return Object.keys(clipping).length === 0 ? record : { ...clipped, metadata: withCaptureClipping(clipped.metadata, clipping) };
+}
+
+function clippedPatch(patch: TraceCapturePatch): TraceCapturePatch {
+  const { record: clipped, clipping } = clipTexts(patch);
+  return Object.keys(clipping).length === 0 ? patch : { ...clipped, metadata: withCaptureClipping(patch.metadata ?? {}, clipping) };
+}
+
+function firstLine(text: string): string {
+  const line = text.trim().split("\n", 1)[0] ?? "";
+  return line.length > TRACE_NAME_CHARS ? `${line.slice(0, TRACE_NAME_CHARS - 1)}…` : line;
+}
+
+function observation(partial: Partial<ObservationRecord> & Pick<ObservationRecord, "id" | "type" | "name" | "startMs">): ObservationRecord {
+  return {
+    parentId: null,
+    endMs: null,
+    level: "DEFAULT",
+    status: "running",
+    statusMessage: null,
+    model: null,
+    input: null,
+    output: null,
+    usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0, cost: 0 },
+    toolCallId: null,
+    entryId: null,
+    metadata: {},
+    ...partial,
+  };
+}
+
+interface Step {
+  state: CaptureState;
+  writes: CaptureWrite[];
+}
+
+/** Adds a write for the run's trace (merging into the last one of the same trace). */
+function write(writes: CaptureWrite[], traceId: string, patch?: TraceCapturePatch, records?: ObservationRecord[]): void {
+  const trace = patch !== undefined ? clippedPatch(patch) : undefined;
+  const observations = records?.map(clippedObservation);
+  const last = writes[writes.length - 1];
+  if (last !== undefined && last.traceId === traceId) {
+    if (trace !== undefined) {
+      const metadata = { ...last.trace?.metadata, ...trace.metadata };
+      last.trace = { ...last.trace, ...trace, ...(Object.keys(metadata).length > 0 ? { metadata } : {}) };
+    }
+    if (observations !== undefined) last.observations = [...(last.observations ?? []), ...observations];
+    return;
+  }
+  writes.push({ traceId, ...(trace !== undefined ? { trace } : {}), ...(observations !== undefined ? { observations } : {}) });
+}
+
+function startRun(input: CaptureInput, writes: CaptureWrite[]): RunState {
+  const run: RunState = {
+    traceId: input.newId,
+    generations: 0,
+    events: 0,
+    open: null,
+    tools: {},
+    callers: {},
+    hasInput: false,
+    pendingEntry: null,
+    leafBefore: input.leafId,
+    startEntrySet: false,
+    lastStop: null,
+    retrying: false,
+  };
+  write(writes, run.traceId, { startMs: input.at, status: "running", level: "DEFAULT", endMs: null });
+  return run;
+}
+
+/** Ends the open run: its running observations end with it. */
+function endRun(
+  run: RunState,
+  input: CaptureInput,
+  status: TraceStatus,
+  level: TraceLevel,
+  message: string | null,
+  writes: CaptureWrite[],
+): void {
+  const dangling: ObservationRecord[] = [];
+  const close = (record: ObservationRecord): ObservationRecord => ({
+    ...record,
+    endMs: input.at,
+    status: status === "completed" ? "aborted" : status,
+    level: record.level === "DEFAULT" ? "WARNING" : record.level,
+    statusMessage: record.statusMessage ?? "The run ended before it finished",
+  });
+  if (run.open !== null) dangling.push(close(run.open));
+  for (const tool of Object.values(run.tools)) dangling.push(close(tool));
+  write(
+    writes,
+    run.traceId,
+    { endMs: input.at, status, level, statusMessage: message, endEntryId: input.leafId },
+    dangling.length > 0 ? dangling : undefined,
+  );
+}
+
+/** The entry the last message wrote, once the leaf moved past it. */
+function resolveEntry(run: RunState, input: CaptureInput, writes: CaptureWrite[]): RunState {
+  const pending = run.pendingEntry;
+  if (pending === null || input.leafId === null || input.leafId === run.leafBefore) return run;
+  const entryId = input.leafId;
+  if (pending.kind === "user") {
+    write(writes, run.traceId, { userEntryId: entryId, ...(run.startEntrySet ? {} : { startEntryId: entryId }) });
+  } else {
+    write(writes, run.traceId, run.startEntrySet ? undefined : { startEntryId: entryId }, [{ ...pending.record, entryId }]);
+  }
+  return { ...run, pendingEntry: null, leafBefore: entryId, startEntrySet: true };
+}
+
+function stopOf(message: Record<string, unknown>): { status: TraceStatus; level: TraceLevel; message: string | null } {
+  const reason = str(message["stopReason"]);
+  const error = str(message["errorMessage"]) || null;
+  if (reason === "error") return { status: "error", level: "ERROR", message: error ?? "The model call failed" };
+  if (reason === "aborted") return { status: "aborted", level: "WARNING", message: error ?? "Interrupted" };
+  return { status: "completed", level: "DEFAULT", message: null };
+}
+
+function modelName(message: Record<string, unknown>): string {
+  const provider = str(message["provider"]);
+  const model = str(message["model"]);
+  return provider !== "" && model !== "" ? `${provider}/${model}` : model || provider;
+}
+
+function generationEnd(run: RunState, input: CaptureInput, message: Record<string, unknown>, writes: CaptureWrite[]): RunState {
+  const id = run.open?.id ?? `${run.traceId}:gen:${run.generations + 1}`;
+  const stop = stopOf(message);
+  const content = Array.isArray(message["content"]) ? message["content"] : [];
+  const calls: Array<{ id: string; name: string }> = [];
+  let thinkingChars = 0;
+  for (const block of content) {
+    if (!isRecord(block)) continue;
+    if (block["type"] === "toolCall") calls.push({ id: str(block["id"]), name: str(block["name"]) });
+    if (block["type"] === "thinking") thinkingChars += str(block["thinking"]).length;
+  }
+  const text = messageText(content);
+  const model = modelName(message);
+  const record = observation({
+    ...(run.open ?? {}),
+    id,
+    type: "GENERATION",
+    name: model !== "" ? `chat ${model}` : "chat",
+    startMs: run.open?.startMs ?? input.at,
+    endMs: input.at,
+    status: stop.status,
+    level: stop.level,
+    statusMessage: stop.message,
+    model: model || null,
+    output: text === "" ? null : text,
+    usage: usageOf(message["usage"]),
+    metadata: {
+      stopReason: str(message["stopReason"]) || null,
+      api: str(message["api"]) || null,
+      ...(calls.length > 0 ? { toolCalls: calls } : {}),
+      ...(thinkingChars > 0 ? { thinkingChars } : {}),
+    },
+  });
+  const callers = { ...run.callers };
+  for (const call of calls) if (call.id !== "") callers[call.id] = id;
+  write(writes, run.traceId, { ...(model !== "" ? { model } : {}), ...(text !== "" ? { output: text } : {}) }, [record]);
+  return {
+    ...run,
+    generations: run.open === null ? run.generations + 1 : run.generations,
+    open: null,
+    callers,
+    lastStop: stop,
+    pendingEntry: { kind: "generation", record },
+    leafBefore: input.leafId,
+  };
+}
+
+function eventObservation(
+  run: RunState,
+  input: CaptureInput,
+  name: string,
+  fields: Partial<ObservationRecord>,
+  writes: CaptureWrite[],
+): RunState {
+  const events = run.events + 1;
+  write(writes, run.traceId, undefined, [
+    observation({
+      id: `${run.traceId}:event:${events}`,
+      type: "EVENT",
+      name,
+      startMs: input.at,
+      endMs: input.at,
+      status: "completed",
+      ...fields,
+    }),
+  ]);
+  return { ...run, events };
+}
+
+function onMessage(run: RunState, input: CaptureInput, writes: CaptureWrite[]): RunState {
+  const { event } = input;
+  const message = isRecord(event["message"]) ? event["message"] : null;
+  if (message === null) return run;
+  const role = message["role"];
+  if (role === "assistant") {
+    if (event.type === "message_start") {
+      const generations = run.generations + 1;
+      const open = observation({ id: `${run.traceId}:gen:${generations}`, type: "GENERATION", name: "chat", startMs: input.at });
+      const model = modelName(message);
+      const started = model !== "" ? { ...open, name: `chat ${model}`, model } : open;
+      write(writes, run.traceId, undefined, [started]);
+      return { ...run, generations, open: started };
+    }
+    return generationEnd(run, input, message, writes);
+  }
+  if (role === "user" && event.type === "message_end") {
+    const text = messageText(message["content"]);
+    const next: RunState = { ...run, pendingEntry: { kind: "user" }, leafBefore: input.leafId };
+    if (!run.hasInput) {
+      write(writes, run.traceId, { input: text, name: firstLine(text) || "(no text)" });
+      return { ...next, hasInput: true };
+    }
+    return eventObservation(next, input, "user message", { input: text, metadata: { role: "user" } }, writes);
+  }
+  return run;
+}
+
+function onToolStart(run: RunState, input: CaptureInput, writes: CaptureWrite[]): RunState {
+  const { event } = input;
+  const toolCallId = str(event["toolCallId"]);
+  const name = str(event["toolName"]) || "tool";
+  let args: string | null = null;
+  if (event["args"] !== undefined) {
+    try {
+      args = JSON.stringify(event["args"]) ?? null;
+    } catch {
+      args = null;
+    }
+  }
+  const record = observation({
+    id: `${run.traceId}:tool:${toolCallId}`,
+    parentId: run.callers[toolCallId] ?? null,
+    type: "TOOL",
+    name,
+    startMs: input.at,
+    input: args,
+    toolCallId: toolCallId || null,
+  });
+  write(writes, run.traceId, undefined, [record]);
+  return { ...run, tools: { ...run.tools, [toolCallId]: record } };
+}
+
+function onToolEnd(run: RunState, input: CaptureInput, writes: CaptureWrite[]): RunState {
+  const { event } = input;
+  const toolCallId = str(event["toolCallId"]);
+  const started = run.tools[toolCallId];
+  const isError = event["isError"] === true;
+  const result = isRecord(event["result"]) ? event["result"] : null;
+  const output = result !== null ? messageText(result["content"]) : "";
+  const record = observation({
+    ...(started ?? {
+      id: `${run.traceId}:tool:${toolCallId}`,
+      parentId: run.callers[toolCallId] ?? null,
+      type: "TOOL",
+      name: str(event["toolName"]) || "tool",
+      startMs: input.at,
+      toolCallId: toolCallId || null,
+    }),
+    endMs: input.at,
+    status: isError ? "error" : "completed",
+    level: isError ? "ERROR" : "DEFAULT",
+    statusMessage: isError ? output.slice(0, 500) || "The tool failed" : null,
+    output: output === "" ? null : output,
+  });
+  write(writes, run.traceId, undefined, [record]);
+  const { [toolCallId]: _done, ...tools } = run.tools;
+  return { ...run, tools };
+}
+
+/** One event: the next state and what to write. */
+export function stepCapture(state: CaptureState, input: CaptureInput): Step {
+  const writes: CaptureWrite[] = [];
+  const { event } = input;
+  let run = state.run;
+  if (run !== null) run = resolveEntry(run, input, writes);
+
+  if (event.type === "agent_start") {
+    if (run !== null && run.retrying) return { state: { run: { ...run, retrying: false } }, writes };
+    if (run !== null) endRun(run, input, "aborted", "WARNING", "A new run started before this one ended", writes);
+    return { state: { run: startRun(input, writes) }, writes };
+  }
+  if (run === null) return { state, writes };
+
+  switch (event.type) {
+    case "message_start":
+    case "message_end":
+      run = onMessage(run, input, writes);
+      break;
+    case "tool_execution_start":
+      run = onToolStart(run, input, writes);
+      break;
+    case "tool_execution_end":
+      run = onToolEnd(run, input, writes);
+      break;
+    case "auto_retry_start":
+      run = eventObservation(
+        run,
+        input,
+        "retry",
+        {
+          level: "WARNING",
+          statusMessage: str(event["errorMessage"]) || null,
+          metadata: { attempt: num(event["attempt"]), maxAttempts: num(event["maxAttempts"]), delayMs: num(event["delayMs"]) },
+        },
+        writes,
+      );
+      break;
+    case "compaction_end": {
+      const failed = str(event["errorMessage"]) !== "" || event["aborted"] === true;
+      run = eventObservation(
+        run,
+        input,
+        "compaction",
+        {
+          level: failed ? "WARNING" : "DEFAULT",
+          statusMessage: str(event["errorMessage"]) || (event["aborted"] === true ? "Compaction aborted" : null),
+          metadata: { reason: str(event["reason"]) || null },
+        },
+        writes,
+      );
+      break;
+    }
+    case "agent_end": {
+      if (event["willRetry"] === true) return { state: { run: { ...run, retrying: true } }, writes };
+      const stop = run.lastStop ?? { status: "completed" as const, level: "DEFAULT" as const, message: null };
+      endRun(run, input, stop.status, stop.level, stop.message, writes);
+      return { state: { run: null }, writes };
+    }
+    default:
+      break;
+  }
+  return { state: { run }, writes };
+}
+
+/** The writes that end an open run when its runtime goes away (the worker stops, the session is replaced). */
+export function abandonCapture(state: CaptureState, input: Omit<CaptureInput, "event" | "newId">, message: string): Step {
+  if (state.run === null) return { state, writes: [] };
+  const writes: CaptureWrite[] = [];
+  endRun(state.run, { ...input, event: { type: "abandon" }, newId: "" }, "aborted", "WARNING", message, writes);
+  return { state: EMPTY_CAPTURE, writes };
+}
