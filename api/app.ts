@@ -443,7 +443,7 @@ async function registerAll(
   await app.register(sessionsRoutes, { readSide, runtimeHost });
   await app.register(searchRoutes, { readSide });
   await app.register(sessionTreeRoutes, { readSide, runtimeHost });
-  await app.register(rolloutFeedbackRoutes, { readSide });
+  await app.register(rolloutFeedbackRoutes, { readSide, traces: services.traces });
   await app.register(exportRoutes, { readSide, runtimeHost, version });
   await app.register(sessionWriteRoutes, { readSide, host, previewer });
   await app.register(sessionResetRoutes, { readSide, host });

@@ -12,10 +12,13 @@ import { postRolloutFeedback } from "../domain/contract/http-rollout-feedback.ts
 import { FEEDBACK_BODY_LIMIT_BYTES } from "../domain/rollout-feedback/rollout-feedback.ts";
 import { clearRolloutFeedback, setRolloutFeedback } from "../adapters/rollout-feedback/rollout-feedback-store.ts";
 import type { ReadSide } from "../adapters/read-side/read-side.ts";
+import type { TraceService } from "../adapters/traces/trace-service.ts";
 import { typed } from "./contract.ts";
 
 export interface RolloutFeedbackRoutesOptions {
   readonly readSide: ReadSide;
+  /** The verdict is also a score of the run that wrote the entry (spec "Trace routes": stored scores). */
+  readonly traces?: TraceService;
   /** Milliseconds since the epoch (tests pass a fixed clock). Default Date.now. */
   readonly now?: () => number;
 }
@@ -44,6 +47,11 @@ export const rolloutFeedbackRoutes: FastifyPluginAsync<RolloutFeedbackRoutesOpti
               feedbackText: (request.body.feedbackText ?? "").trim(),
               updatedAt: now(),
             });
+      await options.traces?.feedbackChanged(
+        sessionId,
+        entryId,
+        feedback === null ? null : { helpful: feedback.label === "helpful", comment: feedback.feedbackText },
+      );
       // Open views of the session (before the read side is ready there are none).
       await readSide
         .current()

@@ -171,6 +171,34 @@ describe("capture", () => {
     expect([call1.metadata["entryId"], call2.metadata["entryId"]]).toEqual(assistantIds);
     expect(trace.pagination.observations).toEqual({ total: 3, offset: 0, limit: 200, nextOffset: null, truncated: false });
     expect(trace.readTruncation).toBeUndefined();
+    expect(trace.scores).toEqual([]);
+
+    // A person's verdict on the answer is a score of this run; clearing it removes the score.
+    const feedbackBody = {
+      cwd: suite.dirs.cwd,
+      sessionPath: file,
+      entryId: assistantIds[1],
+      label: "unhelpful",
+      feedbackText: "Too short",
+    };
+    expect((await call(app, "POST", `/api/pi/sessions/${id}/feedback`, feedbackBody)).status).toBe(200);
+    const scored = await detail(app, summary.id);
+    expect(scored.scores).toEqual([
+      {
+        id: `rollout-feedback:${String(assistantIds[1])}`,
+        traceName: "TRACE-ONE please",
+        name: "rollout-feedback",
+        value: 0,
+        comment: "Too short",
+        source: "ANNOTATION",
+        timestamp: expect.any(String),
+        dataType: "BOOLEAN",
+      },
+    ]);
+    expect(scored.revision).toBeGreaterThan(trace.revision);
+    expect(scored.pagination.scores).toEqual({ total: 1, offset: 0, limit: 200, nextOffset: null, truncated: false });
+    expect((await call(app, "POST", `/api/pi/sessions/${id}/feedback`, { ...feedbackBody, label: "" })).status).toBe(200);
+    expect((await detail(app, summary.id)).scores).toEqual([]);
   });
 
   it("lists with filters, search, paging and sort; bookmarks publish trace_updated", async () => {
@@ -213,8 +241,12 @@ describe("capture", () => {
     expect(trace.bookmarked).toBe(true);
     expect(trace.revision).toBe(target.revision + 1);
     expect(trace.observations.length).toBe(3);
-    await socket.until(() => socket.messages.slice(before).some((m) => m.type === "trace_updated"), "the bookmark's trace_updated");
-    expect(socket.messages.slice(before).find((m) => m.type === "trace_updated")?.data).toEqual({
+    const isBookmarkNotice = (m: { type: string; data?: unknown }): boolean =>
+      m.type === "trace_updated" &&
+      (m.data as { revision: number; traceId: string }).revision === target.revision + 1 &&
+      (m.data as { traceId: string }).traceId === target.id;
+    await socket.until(() => socket.messages.slice(before).some(isBookmarkNotice), "the bookmark's trace_updated");
+    expect(socket.messages.slice(before).find(isBookmarkNotice)?.data).toEqual({
       traceId: target.id,
       sessionId: first,
       revision: target.revision + 1,

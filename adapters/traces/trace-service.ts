@@ -47,6 +47,7 @@ import {
   readTraceRow,
   readTracingEnabled,
   setBookmark,
+  setFeedbackScore,
   type TraceCommit,
   type TraceDefaults,
   traceRecordOf,
@@ -89,6 +90,11 @@ export interface TraceService {
   list(query: ListQuery): Promise<TraceList>;
   detail(id: string, query: DetailQuery): Promise<Trace>;
   setBookmark(id: string, bookmarked: boolean): Promise<Trace>;
+  /**
+   * A person's verdict on a session entry changed (rollout feedback): stored as a score of the run that wrote the
+   * entry, or removed (null). Never fails the caller: a storage failure is logged.
+   */
+  feedbackChanged(sessionId: string, entryId: string, verdict: { helpful: boolean; comment: string } | null): Promise<void>;
   /** Every capture received so far is stored (tests; shutdown). */
   settled(): Promise<void>;
   close(): Promise<void>;
@@ -322,6 +328,16 @@ export function createTraceService(options: TraceServiceOptions): TraceService {
         publishUpdated({ id: row.id, sessionId: row.session_id, revision: Number(row.revision) });
         return detail(db, id, FIRST_PAGES);
       }),
+    async feedbackChanged(sessionId, entryId, verdict) {
+      if (closed) return;
+      try {
+        const db = await options.database();
+        const row = await setFeedbackScore(db, sessionId, entryId, verdict, now());
+        if (row !== undefined) publishUpdated({ id: row.id, sessionId: row.session_id, revision: Number(row.revision) });
+      } catch (error) {
+        log.error({ err: error }, "tracing: the feedback score was not stored");
+      }
+    },
     async settled() {
       let seen: Promise<void> | null = null;
       while (seen !== queue) {

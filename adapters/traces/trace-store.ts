@@ -484,6 +484,73 @@ export async function abortRunning(
   });
 }
 
+/** The score a rollout verdict on an entry is stored as (one per entry). */
+export function feedbackScoreId(entryId: string): string {
+  return `rollout-feedback:${entryId}`;
+}
+
+/**
+ * Stores a person's verdict on a session entry as a score of the run that wrote the entry (a model call's entry,
+ * or the run's user message), or removes it (`verdict` null). Answers the trace it changed, or undefined when no
+ * captured run wrote that entry.
+ */
+export async function setFeedbackScore(
+  db: Kysely<LeylineDatabase>,
+  sessionId: string,
+  entryId: string,
+  verdict: { helpful: boolean; comment: string } | null,
+  now: number,
+): Promise<TraceRow | undefined> {
+  return db.transaction().execute(async (trx) => {
+    const byObservation = await trx
+      .selectFrom("trace_observations")
+      .innerJoin("traces", "traces.id", "trace_observations.trace_id")
+      .select("traces.id")
+      .where("traces.session_id", "=", sessionId)
+      .where("trace_observations.entry_id", "=", entryId)
+      .executeTakeFirst();
+    const byUser =
+      byObservation ??
+      (await trx
+        .selectFrom("traces")
+        .select("id")
+        .where("session_id", "=", sessionId)
+        .where("user_entry_id", "=", entryId)
+        .executeTakeFirst());
+    if (byUser === undefined) return undefined;
+    const traceId = byUser.id;
+    const id = feedbackScoreId(entryId);
+    if (verdict === null) {
+      const deleted = await trx.deleteFrom("trace_scores").where("trace_id", "=", traceId).where("id", "=", id).executeTakeFirst();
+      if (Number(deleted.numDeletedRows) === 0) return undefined;
+    } else {
+      const row = {
+        trace_id: traceId,
+        id,
+        name: "rollout-feedback",
+        value_number: verdict.helpful ? 1 : 0,
+        value_text: null,
+        comment: verdict.comment === "" ? null : verdict.comment,
+        source: "ANNOTATION",
+        timestamp_ms: now,
+        data_type: "BOOLEAN" as const,
+      };
+      const { trace_id: _trace, id: _id, ...changes } = row;
+      await trx
+        .insertInto("trace_scores")
+        .values(row)
+        .onConflict((conflict) => conflict.columns(["trace_id", "id"]).doUpdateSet(changes))
+        .execute();
+    }
+    await trx
+      .updateTable("traces")
+      .set((eb) => ({ revision: eb("revision", "+", 1) }))
+      .where("id", "=", traceId)
+      .execute();
+    return trx.selectFrom("traces").selectAll().where("id", "=", traceId).executeTakeFirst();
+  });
+}
+
 export const TRACING_ENABLED_KEY = "tracing.enabled";
 
 /** The stored capture setting, or null when none was saved. */
