@@ -212,7 +212,9 @@ function clientFacing(error: FastifyError): { code: ErrorCode; message: string }
  * OpenTelemetry SDK is loaded only then.
  */
 async function traceExport(env: NodeJS.ProcessEnv, version: string, warn: (message: string) => void): Promise<OtlpExport | null> {
-  const wanted = [env["OTEL_EXPORTER_OTLP_ENDPOINT"], env["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"]].some((value) => (value ?? "").trim() !== "");
+  const wanted = [env["OTEL_EXPORTER_OTLP_ENDPOINT"], env["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"]].some(
+    (value) => (value ?? "").trim() !== "",
+  );
   if (!wanted) return null;
   const { createOtlpExport } = await import("../adapters/traces/otlp-export.ts");
   return createOtlpExport(env, { warn, version });

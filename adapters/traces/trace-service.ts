@@ -37,6 +37,7 @@ import type { OtlpExport } from "./otlp-export.ts";
 import {
   abortRunning,
   applyCapture,
+  bumpRevision,
   findParentTrace,
   listTraceRows,
   observationRecordOf,
@@ -188,11 +189,19 @@ export function createTraceService(options: TraceServiceOptions): TraceService {
       // A run that began before this server (or while its start was lost): nothing to attach it to.
       if (!(await captureEnabled(db))) return;
     }
-    const owner = await ownerOf(db, handle, owners.get(write.traceId));
+    const known = owners.get(write.traceId);
+    const owner = await ownerOf(db, handle, known);
     owners.set(write.traceId, owner);
     const commit = await applyCapture(db, owner, write, defaults, now());
-    if (commit.trace.status !== "running") owners.delete(write.traceId);
+    const finished = commit.trace.status !== "running";
+    if (finished) owners.delete(write.traceId);
     committed(commit);
+    // The parent's detail lists its children and adds their usage: it changed when a child started or ended.
+    const parentId = owner.parent.traceId;
+    if (parentId !== null && (known === undefined || finished)) {
+      const parent = await bumpRevision(db, parentId);
+      if (parent !== undefined) publishUpdated({ id: parent.id, sessionId: parent.session_id, revision: Number(parent.revision) });
+    }
   };
 
   const ended = (records: readonly { id: string; sessionId: string; revision: number }[]): void => {

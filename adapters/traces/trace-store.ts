@@ -484,6 +484,16 @@ export async function abortRunning(
   });
 }
 
+/** Raises a trace's revision (its detail changed without a write of its own: a child run started or ended). */
+export async function bumpRevision(db: Kysely<LeylineDatabase>, id: string): Promise<TraceRow | undefined> {
+  await db
+    .updateTable("traces")
+    .set((eb) => ({ revision: eb("revision", "+", 1) }))
+    .where("id", "=", id)
+    .execute();
+  return readTraceRow(db, id);
+}
+
 /** The score a rollout verdict on an entry is stored as (one per entry). */
 export function feedbackScoreId(entryId: string): string {
   return `rollout-feedback:${entryId}`;

@@ -5,6 +5,10 @@
  * socket-lifecycle.ts's: sockets from earlier attempts are ignored when they report late; a connection that stays
  * silent for `silenceMs` (a missed heartbeat: the server pings every 30 s) is treated as closed; inputs that
  * arrive while effects run (a handler that focuses) are fed after them, in order.
+ *
+ * Trace notices (`trace_updated`, `trace_config`) are not runtime messages: they go to the trace listeners
+ * (`onTraceSignals`, the traces store) instead of `onMessage`, so they never enter the runtime stores, the events
+ * log or the transcript; every new stream or resume is passed to them too (`reconnected`: notices may be missed).
  */
 import { EVENTS_PATH } from "../../../domain/live/live-messages.ts";
 import {
@@ -34,6 +38,7 @@ import {
   type TimerApi,
   type TimerSlot,
 } from "./socket-lifecycle.ts";
+import { TRACE_MESSAGE_TYPES, traceSignalOf, type TraceSignal } from "./traces.ts";
 
 export { EVENTS_PATH };
 export type { SocketFactory, SocketLike, TimerApi };
@@ -63,6 +68,21 @@ export function eventsUrl(wsBase: string, sessionId: string, resume: ResumePoint
     query.set("after", String(resume.after));
   }
   return socketUrl(wsBase, EVENTS_PATH, query);
+}
+
+type TraceSignalListener = (signal: TraceSignal) => void;
+const traceListeners = new Set<TraceSignalListener>();
+
+/** Listens to the trace notices of every events socket (and their reconnects); returns the unsubscribe. */
+export function onTraceSignals(listener: TraceSignalListener): () => void {
+  traceListeners.add(listener);
+  return () => {
+    traceListeners.delete(listener);
+  };
+}
+
+function emitTraceSignal(signal: TraceSignal): void {
+  for (const listener of [...traceListeners]) listener(signal);
 }
 
 export class EventsSocket {
@@ -130,6 +150,16 @@ export class EventsSocket {
     }
   }
 
+  /** Runtime messages to `onMessage`; trace notices to the trace listeners only (a malformed one is dropped). */
+  private deliver(message: EventEnvelope): void {
+    if (!TRACE_MESSAGE_TYPES.has(message.type)) {
+      this.options.onMessage(message);
+      return;
+    }
+    const signal = traceSignalOf(message);
+    if (signal !== null) emitTraceSignal(signal);
+  }
+
   private perform(effect: MachineEffect): void {
     switch (effect.type) {
       case "connect":
@@ -149,12 +179,14 @@ export class EventsSocket {
         return;
       case "freshStream":
         this.options.onFreshStream?.({ epoch: effect.epoch, reason: effect.reason });
+        emitTraceSignal({ kind: "reconnected" });
         return;
       case "resumed":
         this.options.onResumed?.({ epoch: this.state.epoch ?? "", after: effect.after, latestSeq: effect.latestSeq });
+        emitTraceSignal({ kind: "reconnected" });
         return;
       case "deliver":
-        this.options.onMessage(effect.message);
+        this.deliver(effect.message);
         return;
       case "heartbeat":
         this.options.onHeartbeat?.();
