@@ -84,6 +84,7 @@ import { connectionsRoutes } from "./connections.routes.ts";
 import { pinnedSessionsRoutes } from "./pinned-sessions.routes.ts";
 import { rolloutFeedbackRoutes } from "./rollout-feedback.routes.ts";
 import { tracesRoutes } from "./traces.routes.ts";
+import { TRACE_MESSAGES } from "../domain/traces/trace-read.ts";
 import { createTraceService, type TraceService } from "../adapters/traces/trace-service.ts";
 import type { OtlpExport } from "../adapters/traces/otlp-export.ts";
 import { terminalRoutes } from "./terminal.routes.ts";
@@ -246,7 +247,19 @@ function runtimeHostSettings(given: RuntimeHostOptions, env: NodeJS.ProcessEnv, 
 export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyInstance> {
   const env = options.env ?? process.env;
   // maxParamLength: agent keys (a canonical file path) are one URL-encoded path segment; the default 100 is short.
-  const app = Fastify({ logger: options.logger ?? false, routerOptions: { maxParamLength: 4096 } });
+  const app = Fastify({
+    logger: options.logger ?? false,
+    routerOptions: { maxParamLength: 4096 },
+    // A URL whose escapes do not decode (…/%E0%A4%A) is answered in the error envelope like any bad request.
+    frameworkErrors: (error, request, reply) => {
+      if (error.code !== "FST_ERR_BAD_URL") {
+        request.log.error({ err: error }, "request failed before routing");
+        return sendError(reply, "internal", "Internal server error");
+      }
+      const traces = (request.url.split("?", 1)[0] ?? "").startsWith("/api/pi/traces");
+      return sendError(reply, "invalid_request", traces ? TRACE_MESSAGES.invalidRequest : "Invalid URL");
+    },
+  });
   const version = options.version ?? packageVersion();
   const webDistDir = options.webDistDir ?? null;
   const serveClient = webDistDir !== null && fs.existsSync(path.join(webDistDir, "index.html"));
@@ -286,6 +299,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
   const traces = createTraceService({
     database: async () => (await readSide.database()).db,
     traceWrites$: host.traceWrites$,
+    workerLosses$: host.workerLosses$,
     hostEvents$: host.events$,
     version,
     otlp: await traceExport(env, version, (message) => app.log.warn(message)),

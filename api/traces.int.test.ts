@@ -415,6 +415,10 @@ describe("trace errors", () => {
     await expectError("DELETE", "/api/pi/traces/some-trace", 405, "Method not allowed");
     await expectError("POST", "/api/pi/traces", 405, "Method not allowed");
     await expectError("GET", "/api/pi/traces/a/b", 404, "Not found");
+    await expectError("GET", "/api/pi/traces/%E0%A4%A", 400, "Invalid trace request");
+    await expectError("PATCH", "/api/pi/traces/config", 405, "Method not allowed", JSON.stringify({ bookmarked: true }));
+    await expectError("DELETE", "/api/pi/traces/config", 405, "Method not allowed");
+    await expectError("PUT", "/api/pi/traces/config", 400, "Invalid trace request", JSON.stringify({ enabled: true, extra: 1 }));
   });
 
   it("answers 503 when storage fails and after shutdown; a config read failure is 200 with enabled false", async () => {

@@ -13,7 +13,7 @@ import { ServiceError } from "../domain/service-error.ts";
 import { checkDetailQuery, checkListQuery, checkTraceId, type Checked, TRACE_MESSAGES } from "../domain/traces/trace-read.ts";
 import type { TraceService } from "../adapters/traces/trace-service.ts";
 import { typed } from "./contract.ts";
-import { HttpError } from "./http-error.ts";
+import { HttpError, sendError } from "./http-error.ts";
 
 export interface TracesRoutesOptions {
   readonly traces: TraceService;
@@ -55,7 +55,9 @@ export const tracesRoutes: FastifyPluginAsync<TracesRoutesOptions> = async (app,
     return { trace: await traces.detail(id, valid(checkDetailQuery(request.query))) };
   });
 
-  api.patch(patchTrace.url, { schema: patchTrace.schema }, async (request) => {
+  api.patch(patchTrace.url, { schema: patchTrace.schema }, async (request, reply) => {
+    // The configuration's path takes GET and PUT only (":id" would read it as a trace named "config").
+    if (request.params.id === "config") return sendError(reply.header("allow", "GET, PUT"), "method_not_allowed", "Method not allowed");
     const id = valid(checkTraceId(request.params.id));
     return { trace: await traces.setBookmark(id, request.body.bookmarked) };
   });

@@ -46,6 +46,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn("tags", "text", (c) => c.notNull())
     .addColumn("metadata", "text", (c) => c.notNull())
     .addCheckConstraint("traces_status", sql`status in ('running', 'completed', 'error', 'aborted')`)
+    .addCheckConstraint("traces_level", sql`level in ('DEFAULT', 'WARNING', 'ERROR')`)
     .execute();
   await db.schema.createIndex("traces_by_time").on("traces").columns(["start_ms desc", "id desc"]).execute();
   await db.schema.createIndex("traces_by_session").on("traces").columns(["session_id", "start_ms"]).execute();
@@ -76,9 +77,20 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn("entry_id", "text")
     .addColumn("metadata", "text", (c) => c.notNull())
     .addPrimaryKeyConstraint("trace_observations_pk", ["trace_id", "id"])
+    .addCheckConstraint("trace_observations_type", sql`type in ('GENERATION', 'TOOL', 'EVENT')`)
+    .addCheckConstraint("trace_observations_status", sql`status in ('running', 'completed', 'error', 'aborted')`)
+    .addCheckConstraint("trace_observations_level", sql`level in ('DEFAULT', 'WARNING', 'ERROR')`)
     .execute();
   await db.schema.createIndex("trace_observations_in_order").on("trace_observations").columns(["trace_id", "start_ms", "seq"]).execute();
   await db.schema.createIndex("trace_observations_by_tool_call").on("trace_observations").column("tool_call_id").execute();
+  // Index-only reads for every capture write: the next insertion order, and the trace's totals re-summed (the
+  // rows' long input and output texts are never read for them).
+  await db.schema.createIndex("trace_observations_by_seq").on("trace_observations").columns(["trace_id", "seq"]).execute();
+  await db.schema
+    .createIndex("trace_observations_usage")
+    .on("trace_observations")
+    .columns(["trace_id", "type", "input_tokens", "output_tokens", "total_tokens", "cost"])
+    .execute();
 
   await db.schema
     .createTable("trace_scores")

@@ -86,6 +86,8 @@ export interface RuntimeHandleOptions {
   prepareImages?: ImagePreparer;
   /** The worker's trace capture of this runtime's runs (domain/traces/trace-capture.ts writes). */
   onTrace?: (handle: RuntimeHandle, writes: CaptureWrite[]) => void;
+  /** The worker died or was killed (a crash, the watchdog): what it was running is lost. */
+  onWorkerLost?: (handle: RuntimeHandle) => void;
 }
 
 export class RuntimeHandle {
@@ -133,6 +135,8 @@ export class RuntimeHandle {
         lost: () => {
           publisher.cutLiveStream();
           this.forgetWorkerState();
+          // The worker's run (if any) is gone with it: its trace ends (a new worker starts its own).
+          options.onWorkerLost?.(this);
         },
         paused: () =>
           publisher.feed([

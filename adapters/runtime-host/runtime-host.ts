@@ -125,6 +125,9 @@ export class RuntimeHost {
   private readonly traceSubject = new Subject<{ readonly handle: RuntimeHandle; readonly writes: readonly CaptureWrite[] }>();
   /** Every runtime's trace capture, as its worker reports it (adapters/traces/trace-service.ts stores it). */
   readonly traceWrites$ = this.traceSubject.asObservable();
+  private readonly lossSubject = new Subject<{ readonly handle: RuntimeHandle }>();
+  /** A runtime's worker died or was killed (its run's trace ends; the runtime recovers with a new worker). */
+  readonly workerLosses$ = this.lossSubject.asObservable();
   private readonly clock: HostClock;
   private readonly registered: RuntimeHandle[] = [];
   /** Handles still starting (they count toward capacity). */
@@ -333,6 +336,7 @@ export class RuntimeHost {
       trashDir: this.trashDir,
       onLeafMoved: (file, leaf) => this.leafSubject.next({ file, leaf }),
       onTrace: (handle, writes) => this.traceSubject.next({ handle, writes }),
+      onWorkerLost: (handle) => this.lossSubject.next({ handle }),
       ...(this.options.prepareImages ? { prepareImages: this.options.prepareImages } : {}),
       onIdentityChanged: (_handle, previousId) => {
         if (this.selected === previousId) this.selected = _handle.sessionId;
@@ -546,6 +550,7 @@ export class RuntimeHost {
     ]);
     this.subject.complete();
     this.traceSubject.complete();
+    this.lossSubject.complete();
   }
 
   // ------------------------------------------------------------------------------------------------------

@@ -94,7 +94,7 @@ export class RuntimeWorkerHost {
   /** Trace capture of the bound session's runs (trace-recorder.ts). */
   private readonly traces = createTraceRecorder({
     send: (writes) => this.send({ type: "trace", writes }),
-    leafId: () => this.runtime?.session.sessionManager.getLeafId() ?? null,
+    entries: () => this.runtime?.session.sessionManager ?? null,
   });
 
   constructor(private readonly options: WorkerHostOptions) {

@@ -99,6 +99,8 @@ async function openAndMigrate<DB>(options: OpenSqliteOptions): Promise<{ db: Kys
     sqlite.exec("pragma journal_mode = WAL");
     sqlite.exec("pragma synchronous = NORMAL");
     sqlite.exec("pragma busy_timeout = 5000");
+    // SQLite's lower() folds ASCII only: searches that promise case-insensitive text use this one (JavaScript's).
+    sqlite.function("leyline_lower", { deterministic: true }, (value) => (typeof value === "string" ? value.toLowerCase() : value));
     db = new Kysely<DB>({ dialect: new SqliteDialect({ database: sqliteForKysely(sqlite) }) });
     // Fast path for the common restart: `user_version` records how many migrations ran, so an up-to-date file
     // skips the Migrator's bookkeeping queries (several milliseconds of a warm start). Any other value runs it.

@@ -166,6 +166,11 @@ function positiveNumber(text: string | undefined): number | undefined {
   return Number.isFinite(value) && value > 0 ? value : undefined;
 }
 
+/** A URL as logs may show it: no user, password, query or fragment (they may carry credentials). */
+export function redactedUrl(url: URL): string {
+  return `${url.protocol}//${url.host}${url.pathname}`;
+}
+
 /** The signal-specific endpoint as is, else the base endpoint + "v1/traces"; null when neither is set or valid. */
 function resolveEndpoint(env: NodeJS.ProcessEnv, warn: (message: string) => void): string | null {
   const specific = envString(env, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT");
@@ -177,11 +182,11 @@ function resolveEndpoint(env: NodeJS.ProcessEnv, warn: (message: string) => void
   try {
     url = new URL(raw);
   } catch {
-    warn(`OTLP trace export is off: ${name} is not a URL (${specific ?? base})`);
+    warn(`OTLP trace export is off: ${name} is not a URL`);
     return null;
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
-    warn(`OTLP trace export is off: ${name} must be an http:// or https:// URL (${specific ?? base})`);
+    warn(`OTLP trace export is off: ${name} must be an http:// or https:// URL (${redactedUrl(url)})`);
     return null;
   }
   return url.href;
@@ -207,10 +212,10 @@ function resolveProtocol(env: NodeJS.ProcessEnv, endpoint: string, warn: (messag
   if (protocol === "http/json") return "http/json";
   if (protocol === "grpc") {
     warn(
-      `OTLP over gRPC is not supported: exporting traces with http/protobuf to ${endpoint} (a gRPC-only port such as 4317 will refuse it; use 4318)`,
+      `OTLP over gRPC is not supported: exporting traces with http/protobuf to ${redactedUrl(new URL(endpoint))} (a gRPC-only port such as 4317 will refuse it; use 4318)`,
     );
   } else {
-    warn(`Unknown OTLP protocol "${raw}": exporting traces with http/protobuf to ${endpoint}`);
+    warn(`Unknown OTLP protocol "${raw}": exporting traces with http/protobuf to ${redactedUrl(new URL(endpoint))}`);
   }
   return "http/protobuf";
 }
@@ -247,7 +252,8 @@ class OtlpTraceExport implements OtlpExport {
   #closed = false;
 
   constructor(config: ExportConfig, warn: (message: string) => void, version: string | undefined) {
-    this.endpoint = config.endpoint;
+    // Shown in warnings: without credentials (the exporter gets the URL as configured).
+    this.endpoint = redactedUrl(new URL(config.endpoint));
     this.protocol = config.protocol;
     this.#captureContent = config.captureContent;
     this.#warnExport = rateLimited(warn, WARN_INTERVAL_MS);

@@ -75,6 +75,8 @@ export interface TraceNotice {
 export interface TraceServiceOptions {
   readonly database: () => Promise<Kysely<LeylineDatabase>>;
   readonly traceWrites$: Observable<{ readonly handle: TraceRuntime; readonly writes: readonly CaptureWrite[] }>;
+  /** A runtime's worker died or was killed: its running traces end (a recovered worker starts its own). */
+  readonly workerLosses$: Observable<{ readonly handle: { readonly sessionId: string } }>;
   /** The host's events: `runtime_removed` ends the runs of that runtime. */
   readonly hostEvents$: Observable<{ readonly type: string; data(full: boolean): unknown }>;
   readonly version: string;
@@ -123,6 +125,8 @@ export function createTraceService(options: TraceServiceOptions): TraceService {
   const owners = new Map<string, TraceOwner>();
   /** Runs that started while capture was off: their writes are dropped. */
   const skipped = new Set<string>();
+  /** How many skipped run ids are remembered (a run's writes come within minutes; older ids are forgotten). */
+  const SKIPPED_LIMIT = 1000;
   let enabled: boolean | null = null;
   let closed = false;
   let queue: Promise<void> = Promise.resolve();
@@ -183,13 +187,17 @@ export function createTraceService(options: TraceServiceOptions): TraceService {
     const starts = write.trace?.status === "running" && write.trace.startMs !== undefined && !owners.has(write.traceId);
     if (starts && !(await captureEnabled(db))) {
       skipped.add(write.traceId);
+      if (skipped.size > SKIPPED_LIMIT) skipped.delete(skipped.values().next().value as string);
       return;
     }
-    if (!starts && !owners.has(write.traceId) && (await readTraceRow(db, write.traceId)) === undefined) {
-      // A run that began before this server (or while its start was lost): nothing to attach it to.
-      if (!(await captureEnabled(db))) return;
-    }
     const known = owners.get(write.traceId);
+    // A worker writes its own session's runs only: a write naming another session's trace is refused.
+    const storedSession = known?.sessionId ?? (await readTraceRow(db, write.traceId))?.session_id;
+    if (storedSession !== undefined && storedSession !== handle.sessionId) {
+      log.warn({ traceId: write.traceId, sessionId: handle.sessionId }, "trace capture: a write for another session's trace was refused");
+      return;
+    }
+    if (!starts && storedSession === undefined && !(await captureEnabled(db))) return;
     const owner = await ownerOf(db, handle, known);
     owners.set(write.traceId, owner);
     const commit = await applyCapture(db, owner, write, defaults, now());
@@ -233,6 +241,7 @@ export function createTraceService(options: TraceServiceOptions): TraceService {
       };
       for (const write of writes) enqueue(() => capture(runtime, write));
     }),
+    options.workerLosses$.subscribe(({ handle }) => abort(handle.sessionId, "The runtime's worker stopped during the run")),
     options.hostEvents$.subscribe((event) => {
       if (event.type !== "runtime_removed") return;
       const data = event.data(true) as { id?: unknown };

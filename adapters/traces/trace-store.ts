@@ -41,7 +41,53 @@ function parseJson<T>(text: string, fallback: T): T {
   }
 }
 
-export function traceRecordOf(row: TraceRow): TraceRecord {
+/** The columns a summary shows (no input, output or full metadata: a list page never loads the long texts). */
+const SUMMARY_COLUMNS = [
+  "id",
+  "session_id",
+  "session_file",
+  "session_name",
+  "cwd",
+  "parent_session_file",
+  "parent_trace_id",
+  "parent_session_id",
+  "parent_tool_call_id",
+  "agent",
+  "name",
+  "status",
+  "level",
+  "status_message",
+  "start_ms",
+  "end_ms",
+  "updated_ms",
+  "model",
+  "user_entry_id",
+  "start_entry_id",
+  "end_entry_id",
+  "input_tokens",
+  "output_tokens",
+  "total_tokens",
+  "cost",
+  "bookmarked",
+  "revision",
+  "environment",
+  "user_id",
+  "version",
+  "tags",
+] as const;
+
+export type TraceSummaryRow = Pick<TraceRow, (typeof SUMMARY_COLUMNS)[number]>;
+
+/** Metadata larger than this (JSON) is not stored whole (a marker with its size is). */
+export const METADATA_MAX_BYTES = 16 * 1024;
+
+function boundedMetadata(metadata: Record<string, unknown>): string {
+  const text = JSON.stringify(metadata);
+  return Buffer.byteLength(text) <= METADATA_MAX_BYTES ? text : JSON.stringify({ omitted: true, bytes: Buffer.byteLength(text) });
+}
+
+/** A stored trace; a summary row has no input, output or metadata (null, null, {}). */
+export function traceRecordOf(row: TraceRow | TraceSummaryRow): TraceRecord {
   return {
     id: row.id,
     sessionId: row.session_id,
@@ -59,8 +105,8 @@ export function traceRecordOf(row: TraceRow): TraceRecord {
     startMs: Number(row.start_ms),
     endMs: row.end_ms === null ? null : Number(row.end_ms),
     updatedMs: Number(row.updated_ms),
-    input: row.input,
-    output: row.output,
+    input: "input" in row ? row.input : null,
+    output: "output" in row ? row.output : null,
     model: row.model,
     userEntryId: row.user_entry_id,
     startEntryId: row.start_entry_id,
@@ -76,7 +122,7 @@ export function traceRecordOf(row: TraceRow): TraceRecord {
     environment: row.environment,
     userId: row.user_id,
     version: row.version,
-    metadata: parseJson<Record<string, unknown>>(row.metadata, {}),
+    metadata: "metadata" in row ? parseJson<Record<string, unknown>>(row.metadata, {}) : {},
   };
 }
 
@@ -128,7 +174,7 @@ function observationRow(traceId: string, seq: number, record: ObservationRecord)
     cost: record.usage.cost,
     tool_call_id: record.toolCallId,
     entry_id: record.entryId,
-    metadata: JSON.stringify(record.metadata),
+    metadata: boundedMetadata(record.metadata),
   };
 }
 
@@ -220,7 +266,7 @@ export async function applyCapture(
       .executeTakeFirstOrThrow();
     const metadata =
       patch.metadata !== undefined
-        ? JSON.stringify({ ...parseJson<Record<string, unknown>>(row.metadata, {}), ...patch.metadata })
+        ? boundedMetadata({ ...parseJson<Record<string, unknown>>(row.metadata, {}), ...patch.metadata })
         : row.metadata;
     await trx
       .updateTable("traces")
@@ -267,10 +313,13 @@ export interface TraceListQuery {
   limit: number;
 }
 
-const SEARCHED_COLUMNS = ["id", "name", "user_id", "session_id", "input", "output", "model", "session_name", "cwd", "tags"] as const;
+const SEARCHED_COLUMNS = ["id", "name", "user_id", "session_id", "input", "output", "model", "session_name", "cwd"] as const;
 
 /** Rows of one page (newest first, then id) and the total of the filtered list. */
-export async function listTraceRows(db: Kysely<LeylineDatabase>, query: TraceListQuery): Promise<{ rows: TraceRow[]; total: number }> {
+export async function listTraceRows(
+  db: Kysely<LeylineDatabase>,
+  query: TraceListQuery,
+): Promise<{ rows: TraceSummaryRow[]; total: number }> {
   let base = db.selectFrom("traces");
   if (query.sessionId) base = base.where("session_id", "=", query.sessionId);
   if (query.cwd) base = base.where("cwd", "=", query.cwd);
@@ -278,11 +327,24 @@ export async function listTraceRows(db: Kysely<LeylineDatabase>, query: TraceLis
   for (const term of query.terms) {
     // instr over lower(): a case-insensitive substring test (no LIKE wildcards to escape).
     base = base.where((eb) =>
-      eb.or(SEARCHED_COLUMNS.map((column) => sql<boolean>`instr(lower(coalesce(${sql.ref(column)}, '')), ${term}) > 0`)).$castTo<boolean>(),
+      eb
+        .or([
+          // leyline_lower: JavaScript's lower case (SQLite's lower() folds ASCII only); see adapters/sqlite/database.ts.
+          ...SEARCHED_COLUMNS.map((column) => sql<boolean>`instr(leyline_lower(coalesce(${sql.ref(column)}, '')), ${term}) > 0`),
+          // Each tag on its own (the JSON text's quotes and commas are not searched).
+          sql<boolean>`exists (select 1 from json_each(traces.tags) where instr(leyline_lower(json_each.value), ${term}) > 0)`,
+        ])
+        .$castTo<boolean>(),
     );
   }
   const { count } = await base.select(sql<number>`count(*)`.as("count")).executeTakeFirstOrThrow();
-  const rows = await base.selectAll().orderBy("start_ms", "desc").orderBy("id", "desc").limit(query.limit).offset(query.offset).execute();
+  const rows = await base
+    .select(SUMMARY_COLUMNS)
+    .orderBy("start_ms", "desc")
+    .orderBy("id", "desc")
+    .limit(query.limit)
+    .offset(query.offset)
+    .execute();
   return { rows, total: Number(count) };
 }
 
@@ -366,7 +428,13 @@ export async function readScorePage(
 
 /** The runs started from this trace's tool calls (direct children), oldest first. */
 export async function readChildren(db: Kysely<LeylineDatabase>, traceId: string): Promise<TraceChild[]> {
-  const rows = await db.selectFrom("traces").selectAll().where("parent_trace_id", "=", traceId).orderBy("start_ms").orderBy("id").execute();
+  const rows = await db
+    .selectFrom("traces")
+    .select(["id", "session_id", "parent_tool_call_id", "name", "status", "input_tokens", "output_tokens", "total_tokens", "cost"])
+    .where("parent_trace_id", "=", traceId)
+    .orderBy("start_ms")
+    .orderBy("id")
+    .execute();
   return rows.map((row) => ({
     traceId: row.id,
     sessionId: row.session_id,

@@ -189,7 +189,7 @@ export const putTraceConfig = defineRoute("PUT", "/api/pi/traces/config", {
   summary: "Turn capture on or off for new runs",
   description: "Existing traces stay; a capture in progress goes on. Broadcasts trace_config on the events socket.",
   tags,
-  body: Type.Object({ enabled: failsWith(Type.Boolean(), "enabled must be a boolean") }),
+  body: Type.Object({ enabled: failsWith(Type.Boolean(), "enabled must be a boolean") }, { additionalProperties: false }),
   response: { 200: TraceConfig },
 });
 

@@ -16,7 +16,9 @@
 import { Type, type Static } from "typebox";
 import type { RuntimeNotice as RuntimeNoticeType } from "../runtime/runtime-types.ts";
 import { MODEL_AUTH_KINDS } from "../runtime/ultrafast.ts";
+import { CAPTURE_FIELD_BYTES } from "../traces/trace-capture.ts";
 import type { CaptureWrite } from "../traces/trace-records.ts";
+import { OBSERVATION_TYPES, TRACE_LEVELS, TRACE_STATUSES } from "../traces/trace-types.ts";
 import { failsWith, literals, type SameType } from "./schema-kit.ts";
 import { SubagentMarkerData } from "./subagent-marker-data.ts";
 
@@ -359,6 +361,69 @@ export const ExtensionUiRequest = failsWith(
 
 const OK_IS_BOOLEAN = "must be a boolean (got {type})";
 
+// Trace capture writes (domain/traces/trace-records.ts), checked whole: a worker's message cannot store values the
+// reads cannot answer (times outside the Date range, unknown statuses, unbounded texts).
+const EpochMs = Type.Number({ minimum: 0, maximum: 8.64e15 });
+const TraceText = Type.Union([Type.String({ maxLength: CAPTURE_FIELD_BYTES }), Type.Null()]);
+const ShortText = (maxLength: number) => Type.Union([Type.String({ maxLength }), Type.Null()]);
+const Count = Type.Number({ minimum: 0 });
+const CaptureUsage = Type.Object(
+  { inputTokens: Count, outputTokens: Count, totalTokens: Count, cost: Count },
+  { additionalProperties: false },
+);
+const CaptureObservation = Type.Object(
+  {
+    id: Type.String({ minLength: 1, maxLength: 400 }),
+    parentId: ShortText(400),
+    type: literals(OBSERVATION_TYPES),
+    name: Type.String({ maxLength: 1000 }),
+    startMs: EpochMs,
+    endMs: Type.Union([EpochMs, Type.Null()]),
+    level: literals(TRACE_LEVELS),
+    status: literals(TRACE_STATUSES),
+    statusMessage: ShortText(CAPTURE_FIELD_BYTES),
+    model: ShortText(1000),
+    input: TraceText,
+    output: TraceText,
+    usage: CaptureUsage,
+    toolCallId: ShortText(400),
+    entryId: ShortText(400),
+    metadata: Type.Record(Type.String(), Type.Unknown()),
+  },
+  { additionalProperties: false },
+);
+const CapturePatch = Type.Object(
+  {
+    startMs: Type.Optional(EpochMs),
+    endMs: Type.Optional(Type.Union([EpochMs, Type.Null()])),
+    status: Type.Optional(literals(TRACE_STATUSES)),
+    level: Type.Optional(literals(TRACE_LEVELS)),
+    statusMessage: Type.Optional(ShortText(CAPTURE_FIELD_BYTES)),
+    name: Type.Optional(Type.String({ maxLength: 1000 })),
+    input: Type.Optional(TraceText),
+    output: Type.Optional(TraceText),
+    model: Type.Optional(Type.String({ maxLength: 1000 })),
+    userEntryId: Type.Optional(ShortText(400)),
+    startEntryId: Type.Optional(ShortText(400)),
+    endEntryId: Type.Optional(ShortText(400)),
+    metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  },
+  { additionalProperties: false },
+);
+const CaptureWriteSchema = failsWith(
+  Type.Object(
+    {
+      traceId: Type.String({ pattern: "^[a-zA-Z0-9_.:-]{1,160}$" }),
+      trace: Type.Optional(CapturePatch),
+      observations: Type.Optional(Type.Array(CaptureObservation, { maxItems: 256 })),
+    },
+    { additionalProperties: false },
+  ),
+  MUST_BE_OBJECT,
+);
+const _captureWrite: SameType<Static<typeof CaptureWriteSchema>, CaptureWrite> = true;
+void _captureWrite;
+
 export const WorkerMessages = {
   ready: Type.Object({ type: Type.Literal("ready"), protocolVersion: Type.Number(), pid: Type.Number() }),
   reply: Type.Union([
@@ -389,12 +454,7 @@ export const WorkerMessages = {
     ),
   }),
   /** Trace capture: the writes the worker's capture fold made of one session event (domain/traces/trace-capture.ts). */
-  trace: Type.Object({
-    type: Type.Literal("trace"),
-    writes: Type.Array(
-      failsWith(Type.Unsafe<CaptureWrite>(Type.Object({ traceId: Type.String({ pattern: "^[a-zA-Z0-9_.:-]{1,160}$" }) })), MUST_BE_OBJECT),
-    ),
-  }),
+  trace: Type.Object({ type: Type.Literal("trace"), writes: Type.Array(CaptureWriteSchema, { maxItems: 64 }) }),
   heartbeat: Type.Object({ type: Type.Literal("heartbeat"), seq: Type.Number(), at: Type.Number(), isStreaming: Type.Boolean() }),
   fault: Type.Object({ type: Type.Literal("fault"), kind: literals(FAULT_KINDS), message: Type.String(), fatal: Type.Boolean() }),
   faux_turn_request: Type.Object({ type: Type.Literal("faux_turn_request"), id: MessageId, latestUserText: Type.String() }),

@@ -1,22 +1,27 @@
 /**
  * The capture fold: pi's session events of one runtime (whole, as the worker receives them) → the writes of its
- * traces (trace-records.ts `CaptureWrite`). Pure: the worker's adapter supplies each event's time, pi's leaf
- * entry at that moment and a fresh id (used only when a run starts).
+ * traces (trace-records.ts `CaptureWrite`). Pure: the worker's adapter supplies each event's time, pi's leaf entry
+ * at that moment, the entry the last message wrote once it is on disk, and a fresh id (used only when a run starts).
  *
- * - A run is `agent_start` … `agent_end`; an `agent_end` pi will retry (`willRetry`) keeps the run open, so the
- *   retry's turns land in the same trace. A new `agent_start` while a run is open ends that run as aborted.
- * - The first user message is the trace's input (its text; images noted); later user messages (steering) are
- *   EVENT observations. The last assistant text is the output.
+ * - A run is one of pi's runs (`_startRun`): from its first `agent_start` to `agent_settled`. Inside it pi may end
+ *   and start its agent loop again (an automatic retry after `agent_end` with `willRetry`, a continuation after an
+ *   overflow compaction or a settle-boundary handler): those turns stay in the same trace. An `agent_end` without a
+ *   retry ends the trace at once (status from the last model call) so views see it finish; a later `agent_start`
+ *   of the same run reopens it. `agent_settled` closes the run; a run still open then (a retry that was cancelled)
+ *   ends there, aborted when pi says so.
+ * - The first user message is the trace's input (its text; images noted) and its entry the trace's user entry;
+ *   later user messages (steering, follow-ups) are EVENT observations with their own entries. The last assistant
+ *   text is the output.
  * - Every assistant message is a GENERATION (started at its `message_start`, finished at `message_end` with its
  *   usage, model, stop reason); every tool execution a TOOL under the generation that called it; retries and
  *   compactions EVENTs. A generation that stopped with an error makes the run `error`, an aborted one `aborted`.
  * - Usage is the assistant messages' own (input counts cache reads and writes). A tool result's usage (pi's
  *   nested tool calls) and a subagent tool's reported child usage are never added: a child run is captured in its
  *   own session and counted there once.
- * - Entry ids: pi appends a message to the session file after its `message_end` listeners ran, so the entry a
- *   message wrote is the leaf the next event sees (`leafId` changed): the user entry, a generation's entry, and
- *   the leaf at `agent_end` (the run's last entry).
- * - Fields are clipped at capture (CAPTURE_FIELD_BYTES); a clipped field is named in `metadata.captureClipping`.
+ * - Entry ids: pi appends a message to the session file after its `message_end` listeners ran; the adapter reports
+ *   the entry holding that very message at a later event (`messageEntryId`), and the fold puts it on the record.
+ * - Fields are clipped at capture (CAPTURE_FIELD_BYTES, whole characters); a clipped field is named in
+ *   `metadata.captureClipping` (a trace's marker always describes its current input and output).
  */
 import { clipUtf8 } from "./text-clip.ts";
 import type { CaptureWrite, ObservationRecord, TraceCapturePatch } from "./trace-records.ts";
@@ -35,6 +40,8 @@ export interface CaptureInput {
   readonly at: number;
   /** pi's leaf entry id at this moment. */
   readonly leafId: string | null;
+  /** The entry the last user or assistant message wrote, reported once, at the first event after it is on disk. */
+  readonly messageEntryId?: string | null;
   /** A fresh id: the trace id if this event starts a run. */
   readonly newId: string;
 }
@@ -50,13 +57,17 @@ interface RunState {
   /** The generation that asked for each tool call. */
   readonly callers: Readonly<Record<string, string>>;
   readonly hasInput: boolean;
-  /** What the next leaf change means: the user message's entry, or a generation's. */
-  readonly pendingEntry: { readonly kind: "user" } | { readonly kind: "generation"; readonly record: ObservationRecord } | null;
-  readonly leafBefore: string | null;
+  /** Whose entry the next `messageEntryId` is: the run's first user message, or an observation's message. */
+  readonly pendingEntry: { readonly kind: "user" } | { readonly kind: "observation"; readonly record: ObservationRecord } | null;
   readonly startEntrySet: boolean;
   /** How the last generation stopped. */
   readonly lastStop: { status: TraceStatus; level: TraceLevel; message: string | null } | null;
+  /** pi said it will retry (`agent_end` with `willRetry`): the trace stays running. */
   readonly retrying: boolean;
+  /** `agent_end` ended the trace; the run goes on until `agent_settled` (a continuation reopens the trace). */
+  readonly ended: boolean;
+  /** The full sizes of the trace's clipped input and output (its `captureClipping` marker). */
+  readonly clipping: Readonly<Partial<Record<"input" | "output", number>>>;
 }
 
 export interface CaptureState {
@@ -134,14 +145,35 @@ function clippedObservation(record: ObservationRecord): ObservationRecord {
   return Object.keys(clipping).length === 0 ? record : { ...clipped, metadata: withCaptureClipping(clipped.metadata, clipping) };
 }
 
-function clippedPatch(patch: TraceCapturePatch): TraceCapturePatch {
-  const { record: clipped, clipping } = clipTexts(patch);
-  return Object.keys(clipping).length === 0 ? patch : { ...clipped, metadata: withCaptureClipping(patch.metadata ?? {}, clipping) };
+/**
+ * The trace's input or output set: clipped, and the trace's `captureClipping` marker rewritten whole when what is
+ * clipped changed (the store merges metadata one level deep, so the marker is always complete; null: none).
+ */
+function textPatch(run: RunState, texts: Partial<Record<"input" | "output", string>>): { run: RunState; patch: TraceCapturePatch } {
+  const patch: TraceCapturePatch = {};
+  const clipping: Partial<Record<"input" | "output", number>> = { ...run.clipping };
+  for (const field of ["input", "output"] as const) {
+    const value = texts[field];
+    if (value === undefined) continue;
+    const clipped = clipUtf8(value, CAPTURE_FIELD_BYTES);
+    patch[field] = clipped.text;
+    if (clipped.clipped) clipping[field] = clipped.bytes;
+    else delete clipping[field];
+  }
+  const fields = (["input", "output"] as const).filter((field) => clipping[field] !== undefined);
+  const changed = fields.length !== Object.keys(run.clipping).length || fields.some((field) => run.clipping[field] !== clipping[field]);
+  if (changed) {
+    const fieldBytes = Object.fromEntries(fields.map((field) => [field, clipping[field]]));
+    patch.metadata = { captureClipping: fields.length > 0 ? { fields: [...fields], fieldBytes } : null };
+  }
+  return { run: { ...run, clipping }, patch };
 }
 
-function firstLine(text: string): string {
-  const line = text.trim().split("\n", 1)[0] ?? "";
-  return line.length > TRACE_NAME_CHARS ? `${line.slice(0, TRACE_NAME_CHARS - 1)}…` : line;
+/** The first line of a text, at most TRACE_NAME_CHARS characters (whole code points; a Windows line end dropped). */
+export function firstLine(text: string): string {
+  const line = (text.trim().split("\n", 1)[0] ?? "").replace(/\r$/u, "");
+  const points = Array.from(line);
+  return points.length > TRACE_NAME_CHARS ? `${points.slice(0, TRACE_NAME_CHARS - 1).join("")}…` : line;
 }
 
 function observation(partial: Partial<ObservationRecord> & Pick<ObservationRecord, "id" | "type" | "name" | "startMs">): ObservationRecord {
@@ -168,8 +200,7 @@ interface Step {
 }
 
 /** Adds a write for the run's trace (merging into the last one of the same trace). */
-function write(writes: CaptureWrite[], traceId: string, patch?: TraceCapturePatch, records?: ObservationRecord[]): void {
-  const trace = patch !== undefined ? clippedPatch(patch) : undefined;
+function write(writes: CaptureWrite[], traceId: string, trace?: TraceCapturePatch, records?: ObservationRecord[]): void {
   const observations = records?.map(clippedObservation);
   const last = writes[writes.length - 1];
   if (last !== undefined && last.traceId === traceId) {
@@ -193,10 +224,11 @@ function startRun(input: CaptureInput, writes: CaptureWrite[]): RunState {
     callers: {},
     hasInput: false,
     pendingEntry: null,
-    leafBefore: input.leafId,
     startEntrySet: false,
     lastStop: null,
     retrying: false,
+    ended: false,
+    clipping: {},
   };
   write(writes, run.traceId, { startMs: input.at, status: "running", level: "DEFAULT", endMs: null });
   return run;
@@ -229,17 +261,15 @@ function endRun(
   );
 }
 
-/** The entry the last message wrote, once the leaf moved past it. */
-function resolveEntry(run: RunState, input: CaptureInput, writes: CaptureWrite[]): RunState {
+/** The entry the pending message wrote, once the adapter found it on disk. */
+function resolveEntry(run: RunState, input: Pick<CaptureInput, "messageEntryId">, writes: CaptureWrite[]): RunState {
   const pending = run.pendingEntry;
-  if (pending === null || input.leafId === null || input.leafId === run.leafBefore) return run;
-  const entryId = input.leafId;
-  if (pending.kind === "user") {
-    write(writes, run.traceId, { userEntryId: entryId, ...(run.startEntrySet ? {} : { startEntryId: entryId }) });
-  } else {
-    write(writes, run.traceId, run.startEntrySet ? undefined : { startEntryId: entryId }, [{ ...pending.record, entryId }]);
-  }
-  return { ...run, pendingEntry: null, leafBefore: entryId, startEntrySet: true };
+  const entryId = input.messageEntryId ?? null;
+  if (pending === null || entryId === null) return run;
+  const start = run.startEntrySet ? {} : { startEntryId: entryId };
+  if (pending.kind === "user") write(writes, run.traceId, { userEntryId: entryId, ...start });
+  else write(writes, run.traceId, run.startEntrySet ? undefined : start, [{ ...pending.record, entryId }]);
+  return { ...run, pendingEntry: null, startEntrySet: true };
 }
 
 function stopOf(message: Record<string, unknown>): { status: TraceStatus; level: TraceLevel; message: string | null } {
@@ -291,15 +321,15 @@ function generationEnd(run: RunState, input: CaptureInput, message: Record<strin
   });
   const callers = { ...run.callers };
   for (const call of calls) if (call.id !== "") callers[call.id] = id;
-  write(writes, run.traceId, { ...(model !== "" ? { model } : {}), ...(text !== "" ? { output: text } : {}) }, [record]);
+  const texts = text !== "" ? textPatch(run, { output: text }) : { run, patch: {} };
+  write(writes, run.traceId, { ...(model !== "" ? { model } : {}), ...texts.patch }, [record]);
   return {
-    ...run,
+    ...texts.run,
     generations: run.open === null ? run.generations + 1 : run.generations,
     open: null,
     callers,
     lastStop: stop,
-    pendingEntry: { kind: "generation", record },
-    leafBefore: input.leafId,
+    pendingEntry: { kind: "observation", record: clippedObservation(record) },
   };
 }
 
@@ -309,20 +339,19 @@ function eventObservation(
   name: string,
   fields: Partial<ObservationRecord>,
   writes: CaptureWrite[],
-): RunState {
+): { run: RunState; record: ObservationRecord } {
   const events = run.events + 1;
-  write(writes, run.traceId, undefined, [
-    observation({
-      id: `${run.traceId}:event:${events}`,
-      type: "EVENT",
-      name,
-      startMs: input.at,
-      endMs: input.at,
-      status: "completed",
-      ...fields,
-    }),
-  ]);
-  return { ...run, events };
+  const record = observation({
+    id: `${run.traceId}:event:${events}`,
+    type: "EVENT",
+    name,
+    startMs: input.at,
+    endMs: input.at,
+    status: "completed",
+    ...fields,
+  });
+  write(writes, run.traceId, undefined, [record]);
+  return { run: { ...run, events }, record: clippedObservation(record) };
 }
 
 function onMessage(run: RunState, input: CaptureInput, writes: CaptureWrite[]): RunState {
@@ -343,12 +372,13 @@ function onMessage(run: RunState, input: CaptureInput, writes: CaptureWrite[]): 
   }
   if (role === "user" && event.type === "message_end") {
     const text = messageText(message["content"]);
-    const next: RunState = { ...run, pendingEntry: { kind: "user" }, leafBefore: input.leafId };
     if (!run.hasInput) {
-      write(writes, run.traceId, { input: text, name: firstLine(text) || "(no text)" });
-      return { ...next, hasInput: true };
+      const texts = textPatch(run, { input: text });
+      write(writes, run.traceId, { ...texts.patch, name: firstLine(text) || "(no text)" });
+      return { ...texts.run, hasInput: true, pendingEntry: { kind: "user" } };
     }
-    return eventObservation(next, input, "user message", { input: text, metadata: { role: "user" } }, writes);
+    const steer = eventObservation(run, input, "user message", { input: text, metadata: { role: "user" } }, writes);
+    return { ...steer.run, pendingEntry: { kind: "observation", record: steer.record } };
   }
   return run;
 }
@@ -397,7 +427,7 @@ function onToolEnd(run: RunState, input: CaptureInput, writes: CaptureWrite[]): 
     endMs: input.at,
     status: isError ? "error" : "completed",
     level: isError ? "ERROR" : "DEFAULT",
-    statusMessage: isError ? output.slice(0, 500) || "The tool failed" : null,
+    statusMessage: isError ? clipUtf8(output, 1000).text || "The tool failed" : null,
     output: output === "" ? null : output,
   });
   write(writes, run.traceId, undefined, [record]);
@@ -413,9 +443,10 @@ export function stepCapture(state: CaptureState, input: CaptureInput): Step {
   if (run !== null) run = resolveEntry(run, input, writes);
 
   if (event.type === "agent_start") {
-    if (run !== null && run.retrying) return { state: { run: { ...run, retrying: false } }, writes };
-    if (run !== null) endRun(run, input, "aborted", "WARNING", "A new run started before this one ended", writes);
-    return { state: { run: startRun(input, writes) }, writes };
+    if (run === null) return { state: { run: startRun(input, writes) }, writes };
+    // The same pi run goes on (a retry, a continuation): the trace is running again.
+    if (run.ended) write(writes, run.traceId, { status: "running", level: "DEFAULT", statusMessage: null, endMs: null, endEntryId: null });
+    return { state: { run: { ...run, retrying: false, ended: false } }, writes };
   }
   if (run === null) return { state, writes };
 
@@ -441,7 +472,7 @@ export function stepCapture(state: CaptureState, input: CaptureInput): Step {
           metadata: { attempt: num(event["attempt"]), maxAttempts: num(event["maxAttempts"]), delayMs: num(event["delayMs"]) },
         },
         writes,
-      );
+      ).run;
       break;
     case "compaction_end": {
       const failed = str(event["errorMessage"]) !== "" || event["aborted"] === true;
@@ -455,14 +486,25 @@ export function stepCapture(state: CaptureState, input: CaptureInput): Step {
           metadata: { reason: str(event["reason"]) || null },
         },
         writes,
-      );
+      ).run;
       break;
     }
     case "agent_end": {
       if (event["willRetry"] === true) return { state: { run: { ...run, retrying: true } }, writes };
       const stop = run.lastStop ?? { status: "completed" as const, level: "DEFAULT" as const, message: null };
       endRun(run, input, stop.status, stop.level, stop.message, writes);
-      return { state: { run: null }, writes };
+      return { state: { run: { ...run, open: null, tools: {}, ended: true } }, writes };
+    }
+    case "agent_settled": {
+      // pi's run is over. One still open (a retry cancelled during its wait) ends here.
+      if (!run.ended) {
+        const aborted = event["aborted"] === true;
+        const stop = aborted
+          ? { status: "aborted" as const, level: "WARNING" as const, message: "Interrupted" }
+          : (run.lastStop ?? { status: "completed" as const, level: "DEFAULT" as const, message: null });
+        endRun(run, input, stop.status, stop.level, stop.message, writes);
+      }
+      return { state: EMPTY_CAPTURE, writes };
     }
     default:
       break;
@@ -471,9 +513,10 @@ export function stepCapture(state: CaptureState, input: CaptureInput): Step {
 }
 
 /** The writes that end an open run when its runtime goes away (the worker stops, the session is replaced). */
-export function abandonCapture(state: CaptureState, input: Omit<CaptureInput, "event" | "newId">, message: string): Step {
+export function abandonCapture(state: CaptureState, input: Pick<CaptureInput, "at" | "leafId" | "messageEntryId">, message: string): Step {
   if (state.run === null) return { state, writes: [] };
   const writes: CaptureWrite[] = [];
-  endRun(state.run, { ...input, event: { type: "abandon" }, newId: "" }, "aborted", "WARNING", message, writes);
+  const run = resolveEntry(state.run, input, writes);
+  if (!run.ended) endRun(run, { ...input, event: { type: "abandon" }, newId: "" }, "aborted", "WARNING", message, writes);
   return { state: EMPTY_CAPTURE, writes };
 }
