@@ -67,8 +67,8 @@ export function createTraceRecorder(deps: TraceRecorderDeps): TraceRecorder {
   let state: CaptureState = EMPTY_CAPTURE;
   /** The message of the last user or assistant `message_end`, until its entry is found. */
   let pending: unknown = null;
-  /** The leaf the bound session had at the last event (a replaced session's runs end with it). */
-  let lastLeaf: string | null = null;
+  /** The entries of the session the last event came from (a replaced or closing session's runs end with them). */
+  let lastEntries: TraceEntries | null = null;
 
   const emit = (writes: CaptureWrite[]): void => {
     if (writes.length > 0) deps.send(writes);
@@ -83,12 +83,12 @@ export function createTraceRecorder(deps: TraceRecorderDeps): TraceRecorder {
   return {
     push(event) {
       const entries = deps.entries();
-      lastLeaf = entries?.getLeafId() ?? null;
+      lastEntries = entries;
       const messageEntryId = messageEntry(entries);
       const step = stepCapture(state, {
         event,
         at: now(),
-        leafId: lastLeaf,
+        leafId: entries?.getLeafId() ?? null,
         messageEntryId,
         newId: event.type === "agent_start" ? newId() : "",
       });
@@ -97,7 +97,10 @@ export function createTraceRecorder(deps: TraceRecorderDeps): TraceRecorder {
       emit(step.writes);
     },
     abandon(message) {
-      const step = abandonCapture(state, { at: now(), leafId: lastLeaf, messageEntryId: null }, message);
+      // The session the run belonged to (the bound one may already be its replacement), as it is now: its last
+      // message is usually on disk by then.
+      const messageEntryId = messageEntry(lastEntries);
+      const step = abandonCapture(state, { at: now(), leafId: lastEntries?.getLeafId() ?? null, messageEntryId }, message);
       state = step.state;
       pending = null;
       emit(step.writes);
