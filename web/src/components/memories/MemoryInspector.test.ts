@@ -345,3 +345,26 @@ describe("Memory inspector", () => {
     }
   });
 });
+
+describe("unsaved words", () => {
+  it("Escape, the backdrop and Close do not close the inspector over an unsaved memory; Cancel discards, then it closes", async () => {
+    const { w } = await open();
+    await w.get("[data-test=memory-new]").trigger("click");
+    await w.get("[data-test=memory-editor-content]").setValue("Half a thought");
+    const dialog = () => document.querySelector("[data-test=memory-inspector]");
+    dialog()!.dispatchEvent(new KeyboardEvent("keydown", { key: "Escape", bubbles: true }));
+    await flushPromises();
+    expect(dialog()).not.toBeNull();
+    expect(text(w, "memory-close-refused")).toContain("not saved");
+    expect(document.activeElement?.getAttribute("data-test")).toBe("memory-editor-content");
+    await w.get("[data-test=memory-close]").trigger("click");
+    expect(dialog()).not.toBeNull();
+    expect((w.get("[data-test=memory-editor-content]").element as HTMLTextAreaElement).value).toBe("Half a thought");
+
+    // An untouched editor does not hold the inspector open.
+    await w.get("[data-test=memory-editor-content]").setValue("");
+    dialog()!.dispatchEvent(new KeyboardEvent("keydown", { key: "Escape", bubbles: true }));
+    await flushPromises();
+    expect(dialog()).toBeNull();
+  });
+});
