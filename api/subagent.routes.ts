@@ -77,6 +77,7 @@ export const subagentRoutes: FastifyPluginAsync<SubagentRoutesOptions> = async (
       return await runSubagent(host, parsed, {
         signal: controller.signal,
         findSessionFile: (sessionId) => persistedFileOf(readSide, sessionId),
+        parentTraceId: (sessionId, toolCallId) => app.leyline.traces.anchorOf(sessionId, toolCallId),
         resolveModel,
       });
     } catch (error) {

@@ -161,6 +161,9 @@ describe("trace capture of a research run", () => {
         expect(child.tags).toEqual(["subagent", "researcher"]);
         expect(child.name).toMatch(/^researcher: t[123]: /);
         expect(child.status).toBe("completed");
+        // The worker's marker keeps the trace anchor (deep-research: "Worker markers retain available parent trace and tool anchors").
+        const marker = jsonlLines(child.metadata.sessionFile!).find((line) => line["customType"] === "leyline-subagent");
+        expect(marker?.["data"]).toMatchObject({ parentSessionId: leadId, toolCallId, parentTraceId: lead.id });
       }
       expect(leadDetail.metadata.children.map((c) => c.traceId).sort()).toEqual(children.map((c) => c.id).sort());
       for (const entry of leadDetail.metadata.children) expect(entry.toolCallId).toBe(toolCallId);

@@ -126,6 +126,7 @@ export const visionRoutes: FastifyPluginAsync<VisionRoutesOptions> = async (app,
       return await runVisionAgent(host, parsed, {
         signal: controller.signal,
         findSessionFile: (sessionId) => persistedFileOf(readSide, sessionId),
+        parentTraceId: (sessionId, toolCallId) => app.leyline.traces.anchorOf(sessionId, toolCallId),
         resolve: async (parentSessionPath) =>
           resolveVisionSettings(await database(), contextInput(parsed.cwd, parentSessionPath ?? undefined)),
       });

@@ -71,6 +71,8 @@ export interface SubagentRunOptions {
   resolveModel?: (context: { request: SubagentRequest; parentSessionPath: string | null }) => Promise<SubagentModelRef | undefined>;
   /** Checks the opened child before its run (the vision agent's model must take images): a problem fails the run. */
   checkChild?: (active: Active) => string | null;
+  /** The parent's trace that made the tool call (the trace service), kept in the child's marker. */
+  parentTraceId?: (parentSessionId: string, toolCallId: string | null) => Promise<string | null>;
 }
 
 export class SubagentRunError extends Error {
@@ -159,6 +161,7 @@ export async function runSubagent(host: RuntimeHost, request: SubagentRequest, o
   const inherited = parentSettings(parent);
   const model = request.model ?? (await options.resolveModel?.({ request, parentSessionPath: parent.path })) ?? inherited.model;
   const thinkingLevel = request.thinkingLevel ?? inherited.thinkingLevel;
+  const parentTraceId = parent.id !== null ? await options.parentTraceId?.(parent.id, request.toolCallId ?? null).catch(() => null) : null;
   const marker: SubagentMarkerData = {
     version: SUBAGENT_MARKER_VERSION,
     parentSessionId: parent.id,
@@ -166,6 +169,7 @@ export async function runSubagent(host: RuntimeHost, request: SubagentRequest, o
     toolCallId: request.toolCallId ?? null,
     agent: request.agent ?? null,
     readOnlyBash: request.readOnlyBash ?? request.agent === RESEARCHER_AGENT_NAME,
+    ...(parentTraceId !== null && parentTraceId !== undefined ? { parentTraceId } : {}),
   };
   const child: ChildSessionOptions = {
     marker,

@@ -98,6 +98,11 @@ export interface TraceService {
    * entry, or removed (null). Never fails the caller: a storage failure is logged.
    */
   feedbackChanged(sessionId: string, entryId: string, verdict: { helpful: boolean; comment: string } | null): Promise<void>;
+  /**
+   * The trace of `sessionId` whose run made tool call `toolCallId` (else its running trace), once every capture
+   * received so far is stored; null when there is none or tracing cannot tell. A subagent's marker keeps it.
+   */
+  anchorOf(sessionId: string, toolCallId: string | null): Promise<string | null>;
   /** Every capture received so far is stored (tests; shutdown). */
   settled(): Promise<void>;
   close(): Promise<void>;
@@ -166,7 +171,9 @@ export function createTraceService(options: TraceServiceOptions): TraceService {
     const marker = handle.child?.marker ?? null;
     const parentSessionId = marker?.parentSessionId ?? null;
     const toolCallId = marker?.toolCallId ?? null;
-    const parentTraceId = parentSessionId !== null ? await findParentTrace(db, parentSessionId, toolCallId) : null;
+    // The marker's anchor (set when the child was opened), else the parent's trace found now.
+    const parentTraceId =
+      marker?.parentTraceId ?? (parentSessionId !== null ? await findParentTrace(db, parentSessionId, toolCallId) : null);
     const agent = marker !== null ? (marker.agent ?? "subagent") : null;
     // Tags: the session's kind when it is not a plain session (research), subagent, and the child's agent.
     const kind = handle.kind !== null && handle.kind !== "" && handle.kind !== "session" ? [handle.kind] : [];
@@ -346,6 +353,15 @@ export function createTraceService(options: TraceServiceOptions): TraceService {
         publishUpdated({ id: row.id, sessionId: row.session_id, revision: Number(row.revision) });
         return detail(db, id, FIRST_PAGES);
       }),
+    async anchorOf(sessionId, toolCallId) {
+      if (closed) return null;
+      await this.settled();
+      try {
+        return await findParentTrace(await options.database(), sessionId, toolCallId);
+      } catch {
+        return null;
+      }
+    },
     async feedbackChanged(sessionId, entryId, verdict) {
       if (closed) return;
       try {

@@ -23,6 +23,7 @@ import {
   type SubagentModelRef,
   type SubagentRequest,
   type SubagentResult,
+  type SubagentRunOptions,
 } from "../subagents/subagent-runner.ts";
 
 /** The agent name the child's `leyline-subagent` marker records. */
@@ -92,6 +93,8 @@ export interface VisionRunOptions {
   findSessionFile?: (sessionId: string) => Promise<string | null>;
   /** The stored vision settings with the parent's file as the session scope (null: no parent file). */
   resolve: (parentSessionPath: string | null) => Promise<VisionResolution>;
+  /** The parent's trace that made the tool call, kept in the child's marker. */
+  parentTraceId?: SubagentRunOptions["parentTraceId"];
 }
 
 /** A stored thinking value as the child's level: `inherit`, none or unknown → undefined (the parent's level). */
@@ -145,6 +148,7 @@ export async function runVisionAgent(host: RuntimeHost, request: VisionRunReques
   return runSubagent(host, child, {
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.findSessionFile ? { findSessionFile: options.findSessionFile } : {}),
+    ...(options.parentTraceId ? { parentTraceId: options.parentTraceId } : {}),
     checkChild: visionChildProblem,
   });
 }

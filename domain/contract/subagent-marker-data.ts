@@ -18,6 +18,8 @@ export const SubagentMarkerData = failsWith(
       toolCallId: nullableString,
       agent: nullableString,
       readOnlyBash: failsWith(Type.Boolean(), "must be a boolean"),
+      /** The parent's trace (its run that made the tool call), when tracing captured it. */
+      parentTraceId: Type.Optional(nullableString),
     },
     { additionalProperties: false, title: "SubagentMarkerData" },
   ),

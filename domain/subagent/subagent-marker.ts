@@ -26,6 +26,8 @@ export interface SubagentMarkerData {
   agent: string | null;
   /** Bash tool calls whose command is not read-only are blocked. */
   readOnlyBash: boolean;
+  /** The parent's trace: its run that made `toolCallId` (deep-research: worker markers keep the trace anchor). */
+  parentTraceId?: string | null;
 }
 
 const _marker: SameType<Static<typeof SubagentMarkerDataSchema>, SubagentMarkerData> = true;
