@@ -22,6 +22,8 @@ const TINY: BenchScale = {
   liveAppends: 2,
   streamWireChars: 1_000,
   streamUnwatchedChars: 2_000,
+  traceSmall: 10,
+  traceLarge: 40,
 };
 
 const FIGURES = [
@@ -46,6 +48,7 @@ const FIGURES = [
   "detail_warm_vs_cold",
   "detail_cold_block",
   "cli_append_latency",
+  "trace_write_flatness",
 ];
 
 const INFORMATIONAL = ["fold_vs_parse_tree", "ws_fanout_latency", "runtime_ready_cold_vs_sdk", "search_build_vs_list"];

@@ -3,6 +3,7 @@
  * the selected benchmarks, return the figures. `run.ts` is the command line; `bench.test.ts` runs this in a
  * tiny quick mode so the bench keeps working.
  */
+import { benchTraceWrite, TRACE_WRITE_FLATNESS_TARGET } from "./trace-write.ts";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -20,7 +21,7 @@ import { SEARCH_QUERY_TARGET, benchSearch } from "./search-query.ts";
 import { loadCoreSubjects } from "./subjects.ts";
 import { WS_FANOUT_TARGET, benchWsFanout } from "./ws-fanout.ts";
 
-export const BENCHMARKS = ["fold", "list", "search", "append", "ws", "runtime", "live", "stream"] as const;
+export const BENCHMARKS = ["fold", "list", "search", "append", "ws", "runtime", "live", "stream", "traces"] as const;
 export type BenchmarkName = (typeof BENCHMARKS)[number];
 
 export interface BenchScale {
@@ -50,6 +51,9 @@ export interface BenchScale {
   /** Characters of the watched reply (stream_wire_bytes) and of the unwatched one (stream_unwatched_vs_model). */
   readonly streamWireChars: number;
   readonly streamUnwatchedChars: number;
+  /** trace_write_flatness: observations already in the small and the large trace. */
+  readonly traceSmall: number;
+  readonly traceLarge: number;
 }
 
 const MB = 1024 * 1024;
@@ -71,6 +75,8 @@ export const FULL_SCALE: BenchScale = {
   liveAppends: 40,
   streamWireChars: 20_000,
   streamUnwatchedChars: 100_000,
+  traceSmall: 100,
+  traceLarge: 2_000,
 };
 
 export const QUICK_SCALE: BenchScale = {
@@ -90,6 +96,8 @@ export const QUICK_SCALE: BenchScale = {
   liveAppends: 5,
   streamWireChars: 8_000,
   streamUnwatchedChars: 20_000,
+  traceSmall: 50,
+  traceLarge: 500,
 };
 
 export interface BenchOptions {
@@ -245,6 +253,24 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
               log,
             }),
           { stream_wire_bytes: STREAM_WIRE_TARGET, stream_unwatched_vs_model: STREAM_UNWATCHED_TARGET },
+        ),
+      );
+    }
+    if (only.has("traces")) {
+      log("trace_write_flatness ...");
+      Object.assign(
+        figures,
+        await guard(
+          () =>
+            benchTraceWrite({
+              dir: path.join(workDir, "traces"),
+              small: scale.traceSmall,
+              large: scale.traceLarge,
+              rounds: scale.rounds,
+              warmup: scale.warmup,
+              writesPerRound: 20,
+            }),
+          { trace_write_flatness: TRACE_WRITE_FLATNESS_TARGET },
         ),
       );
     }

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { EventEnvelope, FreshReason } from "./events-machine.ts";
-import { EventsSocket, eventsUrl } from "./events-socket.ts";
+import { EventsSocket, eventsUrl, onTraceSignals } from "./events-socket.ts";
 import { fakeSockets, ManualTimers } from "./events-socket.fixture.ts";
+import type { TraceSignal } from "./traces.ts";
 
 const EPOCH = "e1";
 const hello = (stream: string, resumed: boolean, latestSeq = 0) => ({
@@ -136,5 +137,35 @@ describe("EventsSocket", () => {
     socket.receive(numbered(2));
     expect(socket.sent).toEqual(['{"type":"focus","sessionId":"z"}']);
     expect(client.machine.applied).toBe(2);
+  });
+
+  it("routes trace notices to the trace listeners: its first stream is live, a resume or a later stream is a reconnect", () => {
+    const { client, timers, messages, last } = setUp();
+    const signals: TraceSignal[] = [];
+    const stop = onTraceSignals((signal) => signals.push(signal));
+    client.start("");
+    last().open();
+    last().receive(hello("st", false));
+    expect(signals).toEqual([{ kind: "live" }]);
+    last().receive(numbered(1, "trace_updated", { traceId: "t1", sessionId: "s1", revision: 2, activeSessionId: "s1" }));
+    expect(signals.at(-1)).toEqual({
+      kind: "updated",
+      notice: { traceId: "t1", sessionId: "s1", revision: 2, activeSessionId: "s1" },
+    });
+    expect(messages).toEqual([]);
+
+    last().drop();
+    timers.fireAll();
+    last().open();
+    last().receive(hello("st", true, 1));
+    expect(signals.slice(2)).toEqual([{ kind: "reconnected" }]);
+
+    last().drop();
+    timers.fireAll();
+    last().open();
+    last().receive(hello("st-2", false));
+    expect(signals.slice(2)).toEqual([{ kind: "reconnected" }, { kind: "reconnected" }]);
+    stop();
+    client.stop();
   });
 });

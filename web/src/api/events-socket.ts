@@ -8,7 +8,9 @@
  *
  * Trace notices (`trace_updated`, `trace_config`) are not runtime messages: they go to the trace listeners
  * (`onTraceSignals`, the traces store) instead of `onMessage`, so they never enter the runtime stores, the events
- * log or the transcript; every new stream or resume is passed to them too (`reconnected`: notices may be missed).
+ * log or the transcript. A stream after the first and every resume is passed to them too (`reconnected`: notices
+ * may have been missed); the socket's first stream is `live` (nothing was missed on this socket: only reads
+ * answered before it began may be behind), so a view mounted with the app does not read everything twice.
  */
 import { EVENTS_PATH } from "../../../domain/live/live-messages.ts";
 import {
@@ -91,6 +93,8 @@ export class EventsSocket {
   private readonly retry: TimerSlot;
   private readonly random: () => number;
   private readonly feed = serialFeed<MachineInput>((input) => this.apply(input));
+  /** A stream has begun on this socket (its first fresh stream is `live` to trace listeners, later ones `reconnected`). */
+  private streamed = false;
 
   constructor(private readonly options: EventsSocketOptions) {
     const timers = options.timers ?? browserTimers;
@@ -179,7 +183,8 @@ export class EventsSocket {
         return;
       case "freshStream":
         this.options.onFreshStream?.({ epoch: effect.epoch, reason: effect.reason });
-        emitTraceSignal({ kind: "reconnected" });
+        emitTraceSignal({ kind: this.streamed ? "reconnected" : "live" });
+        this.streamed = true;
         return;
       case "resumed":
         this.options.onResumed?.({ epoch: this.state.epoch ?? "", after: effect.after, latestSeq: effect.latestSeq });

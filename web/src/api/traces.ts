@@ -110,10 +110,12 @@ export function mergeTracePages(current: Trace, page: Trace): Trace {
   };
 }
 
-/** What the events socket tells trace views: a committed change, a new capture setting, or a reconnect. */
+/** What the events socket tells trace views: a committed change, a new capture setting, its first stream, or a reconnect. */
 export type TraceSignal =
   | { kind: "updated"; notice: TraceUpdatedNotice }
   | { kind: "config"; config: TraceConfig }
+  /** The socket's first stream began: reads answered before it may have missed a notice (a run that ended meanwhile). */
+  | { kind: "live" }
   /** The socket reconnected: notices may have been missed, so everything shown is read again. */
   | { kind: "reconnected" };
 

@@ -5,16 +5,23 @@
  *
  * Rules kept:
  * - Nothing is read unless asked: the view opens the list (`openView`), a link watches a session
- *   (`watchSession`). Callers check `available` (capabilities.tracing) first.
- * - A newer read replaces an older one still on its way (aborted; its answer dropped). A read that fails keeps
- *   the server's words in the matching `…Error`; a background refresh that fails keeps what is shown.
+ *   (`watchSession`). Callers check `available` (capabilities.tracing) first. Closing the view (`closeView`) stops
+ *   its reads and timers and releases the expanded child runs.
+ * - A newer user read replaces an older one still on its way (aborted; its answer dropped). A refresh (`quiet`)
+ *   never aborts a user read: it waits for it and reads after it. Only user reads show as loading. A read that
+ *   fails keeps the server's words in the matching `…Error`; a refresh that fails keeps what is shown.
  * - Live: the events socket's trace notices (api/events-socket.ts `onTraceSignals`) say what to read again: the
- *   list while the view is open, the open detail when the notice names it (or one of its child runs, or, while it
- *   runs, a run of another session: a new child), an expanded child run, a watched session. Refreshes are
- *   coalesced per target: the first notice schedules one read after TRACE_REFRESH_DELAY_MS, later ones join it. A
- *   notice no newer than the revision shown is skipped. After a reconnect everything shown is read again. A
- *   refreshed detail keeps as many observations as were shown (it follows the pages again).
- * - `trace_config` replaces the capture setting. Notices never enter the runtime stores (the socket routes them).
+ *   list while the view is open, the open detail when the notice names it (newer) or one of its child runs (the
+ *   server raises a parent's revision when a child run starts or ends), an expanded child run (less often), a
+ *   watched session when the notice names a run its list lacks or one not yet linked to its user turn. Each target
+ *   has one refresh at a time: the first notice schedules a read after its delay, later ones join it, and a notice
+ *   during the read makes it run once more after. A notice no newer than the revision shown is skipped. After a
+ *   reconnect everything shown is read again; when the socket's first stream begins, what shows a running run.
+ * - The detail wants as many observations as were shown: "Load more" raises that count and a refresh follows it
+ *   (it reads the pages again), so neither undoes the other. Opening another run (`select`) drops the last one's
+ *   pending "Load more".
+ * - The capture setting shows the newest word on it: a `trace_config` notice or a save outranks a read started
+ *   before it. Notices never enter the runtime stores (the socket routes them).
  */
 import { defineStore } from "pinia";
 import { computed, onScopeDispose, ref, shallowRef } from "vue";
@@ -38,14 +45,18 @@ import {
 import { useBackendStore } from "./backend.store.ts";
 
 export const TRACE_REFRESH_DELAY_MS = 300;
+/** An expanded child run is read again at most this often (a running subagent sends a notice per record). */
+export const CHILD_REFRESH_DELAY_MS = 1500;
 /** Rows per list page. */
 export const TRACE_PAGE_LIMIT = 50;
 /** A watched session's traces are read in one request of this many (the server's largest page). */
 export const SESSION_TRACES_LIMIT = 200;
 /** Sessions whose traces are kept while nobody watches them. */
 const SESSION_CACHE_SIZE = 20;
-/** A refresh follows at most this many pages to show as many observations as before. */
+/** A refresh follows at most this many pages to show as many observations as wanted. */
 const MAX_REFRESH_PAGES = 50;
+/** Observations per "Load more" page (the server's default detail page). */
+const OBSERVATION_PAGE = 200;
 
 export interface TraceFilters {
   sessionId: string;
@@ -68,20 +79,61 @@ export interface SessionTraces {
   error: string;
 }
 
+/** A read on its way: aborted by a newer user read; `done` settles when it has written (or dropped) its answer. */
+interface Read {
+  controller: AbortController;
+  quiet: boolean;
+  done: Promise<void>;
+}
+
+/** A read of a target that cannot be aborted (a child run, a session's list): the newest `seq` may write. */
+interface CountedRead {
+  seq: number;
+  done: Promise<void>;
+}
+
+/** One target's refresh: its timer, whether its read is on its way, and whether a notice came during it. */
+interface RefreshSlot {
+  timer: ReturnType<typeof setTimeout> | null;
+  busy: boolean;
+  dirty: boolean;
+  refresh: () => Promise<void>;
+  delay: number;
+}
+
 /** The request for the pages after those `trace` holds (a collection at its end asks for nothing new). */
 function pagesAfter(trace: Trace): TracePageRequest {
   const { observations, scores } = trace.pagination;
   return {
     observationOffset: observations.nextOffset ?? observations.total,
-    observationLimit: observations.nextOffset === null ? 1 : 200,
+    observationLimit: observations.nextOffset === null ? 1 : OBSERVATION_PAGE,
     scoreOffset: scores.nextOffset ?? scores.total,
-    scoreLimit: scores.nextOffset === null ? 1 : 200,
+    scoreLimit: scores.nextOffset === null ? 1 : OBSERVATION_PAGE,
   };
 }
 
-/** A summary or detail with another record's bookmark and revision. */
+/**
+ * A summary or detail with another record's bookmark. Only the bookmark: the answer's revision would make later
+ * notices look already seen, and a status they bring would never be read.
+ */
 function withBookmark<T extends TraceSummary | Trace>(record: T, changed: Trace): T {
-  return record.id === changed.id ? { ...record, bookmarked: changed.bookmarked, revision: changed.revision } : record;
+  return record.id === changed.id ? { ...record, bookmarked: changed.bookmarked } : record;
+}
+
+/** Waits until no user read of a target is on its way (a refresh follows it, never cancels it). */
+async function afterUserRead(current: () => Read | null): Promise<void> {
+  for (let read = current(); read !== null && !read.quiet; read = current()) await read.done;
+}
+
+/** Waits until no read of a target is on its way. */
+async function afterRead(current: () => CountedRead | undefined): Promise<void> {
+  for (let read = current(); read !== undefined; read = current()) await read.done;
+}
+
+/** Whether a notice about `traceId` can change a session's links: a run its list lacks, or one not yet tied to its turn. */
+function sessionListMisses(cached: SessionTraces, traceId: string): boolean {
+  const row = cached.traces.find((trace) => trace.id === traceId);
+  return row === undefined || row.metadata.userEntryId === null;
 }
 
 export const useTracesStore = defineStore("traces", () => {
@@ -95,24 +147,35 @@ export const useTracesStore = defineStore("traces", () => {
   const configSaving = ref(false);
   /** The setting could not be read or saved (the request failed; a 200 answer's own `error` is in `config`). */
   const configError = ref("");
+  /** Bumped by every read, save and notice of the setting: an answer writes only when nothing newer came since. */
+  let configWord = 0;
+  let configReads = 0;
 
   async function loadConfig(): Promise<void> {
+    const word = ++configWord;
+    const read = ++configReads;
     configLoading.value = true;
     try {
-      config.value = await fetchTraceConfig();
+      const answer = await fetchTraceConfig();
+      if (word !== configWord) return;
+      config.value = answer;
       configError.value = "";
     } catch (failure) {
-      configError.value = errorMessage(failure);
+      if (word === configWord) configError.value = errorMessage(failure);
     } finally {
-      configLoading.value = false;
+      if (read === configReads) configLoading.value = false;
     }
   }
 
+  /** Saves the capture switch; a press while a save is on its way is ignored (the switch shows it is busy). */
   async function setCapture(enabled: boolean): Promise<void> {
+    if (configSaving.value) return;
+    const word = ++configWord;
     configSaving.value = true;
     configError.value = "";
     try {
-      config.value = await saveTraceConfig(enabled);
+      const answer = await saveTraceConfig(enabled);
+      if (word === configWord) config.value = answer;
     } catch (failure) {
       configError.value = errorMessage(failure);
     } finally {
@@ -120,34 +183,52 @@ export const useTracesStore = defineStore("traces", () => {
     }
   }
 
+  function receiveConfig(next: TraceConfig): void {
+    configWord++;
+    config.value = next;
+    configError.value = "";
+  }
+
   // ---- list --------------------------------------------------------------------------------------------------
   const filters = ref<TraceFilters>({ sessionId: "", q: "", status: "", page: 1, limit: TRACE_PAGE_LIMIT });
   const list = shallowRef<TraceList | null>(null);
+  /** A user read of the list is on its way (a refresh does not show). */
   const listLoading = ref(false);
   const listError = ref("");
   const viewOpen = ref(false);
-  let listController: AbortController | null = null;
+  let listRead: Read | null = null;
 
-  /** Reads the list for the filters; `quiet` (a refresh): what is shown stays if it fails. */
+  /** Reads the list for the filters; `quiet` (a refresh): it follows a user read, and what is shown stays if it fails. */
   async function loadList(quiet = false): Promise<void> {
-    listController?.abort();
-    const current = new AbortController();
-    listController = current;
-    listLoading.value = true;
-    if (!quiet) listError.value = "";
+    if (quiet) {
+      await afterUserRead(() => listRead);
+      if (!viewOpen.value) return;
+    }
+    listRead?.controller.abort();
+    const read: Read = { controller: new AbortController(), quiet, done: Promise.resolve() };
+    listRead = read;
+    read.done = readList(read);
+    return read.done;
+  }
+
+  async function readList(read: Read): Promise<void> {
+    if (!read.quiet) {
+      listLoading.value = true;
+      listError.value = "";
+    }
     try {
-      const answer = await fetchTraces({ ...filters.value }, current.signal);
-      if (listController !== current) return;
+      const answer = await fetchTraces({ ...filters.value }, read.controller.signal);
+      if (listRead !== read) return;
       list.value = answer;
       listError.value = "";
     } catch (failure) {
-      if (listController !== current || isAbort(failure)) return;
+      if (listRead !== read || isAbort(failure)) return;
       listError.value = errorMessage(failure);
-      if (!quiet) list.value = null;
+      if (!read.quiet) list.value = null;
     } finally {
-      if (listController === current) {
-        listLoading.value = false;
-        listController = null;
+      if (listRead === read) {
+        listRead = null;
+        if (!read.quiet) listLoading.value = false;
       }
     }
   }
@@ -166,12 +247,16 @@ export const useTracesStore = defineStore("traces", () => {
     void loadList();
   }
 
+  /** The view closed: its refreshes stop, its reads are dropped, the open run and the expanded child runs go. */
   function closeView(): void {
     viewOpen.value = false;
-    listController?.abort();
-    listController = null;
+    cancelRefreshes((key) => key === "config" || key === "list" || key.startsWith("child:"));
+    listRead?.controller.abort();
+    listRead = null;
     listLoading.value = false;
     select(null);
+    childRuns.value = {};
+    for (const id of Object.keys(childReads)) delete childReads[id];
   }
 
   // ---- detail ------------------------------------------------------------------------------------------------
@@ -181,44 +266,65 @@ export const useTracesStore = defineStore("traces", () => {
   const detailError = ref("");
   const loadingMore = ref(false);
   const moreError = ref("");
-  let detailController: AbortController | null = null;
+  let detailRead: Read | null = null;
+  /** Bumped when another run opens: a "Load more" answer for the last one is dropped. */
+  let detailToken = 0;
+  let moreController: AbortController | null = null;
+  /** How many observations the open run should show: "Load more" raises it, every read of the detail follows it. */
+  let wantedObservations = 0;
 
   /** Opens a trace (null closes it); the same trace again is read again only when it failed. */
   function select(id: string | null): void {
     if (id === detailId.value && (id === null || detailError.value === "")) return;
-    detailController?.abort();
-    detailController = null;
+    detailRead?.controller.abort();
+    detailRead = null;
+    moreController?.abort();
+    moreController = null;
+    cancelRefreshes((key) => key === "detail");
+    detailToken++;
+    wantedObservations = 0;
     detailId.value = id;
     detail.value = null;
     detailError.value = "";
-    moreError.value = "";
     detailLoading.value = false;
+    loadingMore.value = false;
+    moreError.value = "";
     if (id !== null) void loadDetail(id);
   }
 
-  /** Reads the open trace's first page (a refresh: as many observations as were shown). */
+  /** Reads the open trace (as many observations as wanted); `quiet` (a refresh) follows a user read, never aborts it. */
   async function loadDetail(id: string, quiet = false): Promise<void> {
-    detailController?.abort();
-    const current = new AbortController();
-    detailController = current;
-    if (!quiet) detailLoading.value = true;
-    const shown = quiet && detail.value?.id === id ? detail.value.observations.length : 0;
+    if (quiet) {
+      await afterUserRead(() => detailRead);
+      if (detailId.value !== id) return;
+    }
+    detailRead?.controller.abort();
+    const read: Read = { controller: new AbortController(), quiet, done: Promise.resolve() };
+    detailRead = read;
+    read.done = readDetail(id, read);
+    return read.done;
+  }
+
+  async function readDetail(id: string, read: Read): Promise<void> {
+    if (!read.quiet) detailLoading.value = true;
+    const signal = read.controller.signal;
     try {
-      let trace = await fetchTrace(id, {}, current.signal);
-      for (let pages = 0; trace.observations.length < shown && trace.pagination.observations.nextOffset !== null; pages++) {
+      let trace = await fetchTrace(id, {}, signal);
+      // `wantedObservations` is read after every page: a "Load more" that starts meanwhile is followed too.
+      for (let pages = 0; trace.observations.length < wantedObservations && trace.pagination.observations.nextOffset !== null; pages++) {
         if (pages >= MAX_REFRESH_PAGES) break;
-        trace = mergeTracePages(trace, await fetchTrace(id, pagesAfter(trace), current.signal));
+        trace = mergeTracePages(trace, await fetchTrace(id, pagesAfter(trace), signal));
       }
-      if (detailController !== current) return;
+      if (detailRead !== read) return;
       detail.value = trace;
       detailError.value = "";
     } catch (failure) {
-      if (detailController !== current || isAbort(failure)) return;
+      if (detailRead !== read || isAbort(failure)) return;
       detailError.value = errorMessage(failure);
     } finally {
-      if (detailController === current) {
-        detailLoading.value = false;
-        detailController = null;
+      if (detailRead === read) {
+        detailRead = null;
+        if (!read.quiet) detailLoading.value = false;
       }
     }
   }
@@ -227,31 +333,64 @@ export const useTracesStore = defineStore("traces", () => {
   async function loadMore(): Promise<void> {
     const shown = detail.value;
     if (shown === null || loadingMore.value) return;
-    if (shown.pagination.observations.nextOffset === null && shown.pagination.scores.nextOffset === null) return;
+    const { observations, scores } = shown.pagination;
+    if (observations.nextOffset === null && scores.nextOffset === null) return;
+    const token = detailToken;
+    const controller = new AbortController();
+    moreController = controller;
+    const wantedBefore = wantedObservations;
+    if (observations.nextOffset !== null) wantedObservations = Math.max(wantedObservations, observations.nextOffset + OBSERVATION_PAGE);
     loadingMore.value = true;
     moreError.value = "";
     try {
-      const page = await fetchTrace(shown.id, pagesAfter(shown));
+      const page = await fetchTrace(shown.id, pagesAfter(shown), controller.signal);
+      if (token !== detailToken) return;
       const now = detail.value;
       if (now !== null && now.id === shown.id) detail.value = mergeTracePages(now, page);
     } catch (failure) {
+      if (token !== detailToken || isAbort(failure)) return;
+      wantedObservations = Math.max(wantedBefore, detail.value?.observations.length ?? 0);
       moreError.value = errorMessage(failure);
     } finally {
-      loadingMore.value = false;
+      if (token === detailToken) {
+        loadingMore.value = false;
+        moreController = null;
+      }
     }
   }
 
   // ---- child runs (expanded in a timeline) -------------------------------------------------------------------
   const childRuns = shallowRef<Record<string, ChildRunState>>({});
-  const childReads: Record<string, number> = {};
+  /** The read on its way per child run; `closeView` forgets them, so their answers are dropped. */
+  const childReads: Record<string, CountedRead> = {};
+  let childSeq = 0;
 
   function setChild(id: string, state: ChildRunState): void {
     childRuns.value = { ...childRuns.value, [id]: state };
   }
 
-  /** Reads a child run's detail (first pages) for its nested timeline; kept until the view closes. */
+  /**
+   * Reads a child run's detail (first pages) for its nested timeline; kept until the view closes. One read per run
+   * at a time: a user read joins one on its way; a refresh (`quiet`) waits for it and reads after.
+   */
   async function loadChild(id: string, quiet = false): Promise<void> {
-    const read = (childReads[id] = (childReads[id] ?? 0) + 1);
+    const running = childReads[id];
+    if (running !== undefined && !quiet) {
+      const before = childRuns.value[id];
+      setChild(id, { trace: before?.trace ?? null, loading: true, error: "" });
+      return running.done;
+    }
+    if (quiet) {
+      await afterRead(() => childReads[id]);
+      if (childRuns.value[id] === undefined) return;
+    }
+    const read: CountedRead = { seq: ++childSeq, done: Promise.resolve() };
+    childReads[id] = read;
+    read.done = readChild(id, read, quiet);
+    return read.done;
+  }
+
+  async function readChild(id: string, read: CountedRead, quiet: boolean): Promise<void> {
     const before = childRuns.value[id];
     setChild(id, { trace: before?.trace ?? null, loading: !quiet || before === undefined, error: quiet ? (before?.error ?? "") : "" });
     try {
@@ -260,6 +399,8 @@ export const useTracesStore = defineStore("traces", () => {
     } catch (failure) {
       if (childReads[id] === read)
         setChild(id, { trace: childRuns.value[id]?.trace ?? null, loading: false, error: errorMessage(failure) });
+    } finally {
+      if (childReads[id] === read) delete childReads[id];
     }
   }
 
@@ -267,7 +408,7 @@ export const useTracesStore = defineStore("traces", () => {
   const bookmarking = ref<string[]>([]);
   const bookmarkError = ref("");
 
-  /** PATCH the bookmark; the answer's bookmark and revision replace those shown everywhere. */
+  /** PATCH the bookmark; the answer's bookmark replaces the one shown everywhere (its notice brings the rest). */
   async function setBookmark(id: string, bookmarked: boolean): Promise<void> {
     if (bookmarking.value.includes(id)) return;
     bookmarking.value = [...bookmarking.value, id];
@@ -297,22 +438,36 @@ export const useTracesStore = defineStore("traces", () => {
   // ---- a session's traces (links from the transcript and the research panel) -------------------------------
   const sessionTraces = shallowRef<Record<string, SessionTraces>>({});
   const sessionWatchers: Record<string, number> = {};
-  const sessionReads: Record<string, number> = {};
+  const sessionReads: Record<string, CountedRead> = {};
+  let sessionSeq = 0;
 
   function setSession(id: string, state: SessionTraces | null): void {
     const { [id]: _old, ...rest } = sessionTraces.value;
     sessionTraces.value = state === null ? rest : { ...rest, [id]: state };
   }
 
-  async function loadSessionTraces(id: string): Promise<void> {
-    const read = (sessionReads[id] = (sessionReads[id] ?? 0) + 1);
+  /** Reads a session's traces; one read per session at a time (a user read joins one on its way, a refresh follows it). */
+  async function loadSessionTraces(id: string, quiet = false): Promise<void> {
+    const running = sessionReads[id];
+    if (running !== undefined && !quiet) return running.done;
+    if (quiet) await afterRead(() => sessionReads[id]);
+    const read: CountedRead = { seq: ++sessionSeq, done: Promise.resolve() };
+    sessionReads[id] = read;
+    read.done = readSessionTraces(id, read, quiet);
+    return read.done;
+  }
+
+  async function readSessionTraces(id: string, read: CountedRead, quiet: boolean): Promise<void> {
     const before = sessionTraces.value[id];
-    setSession(id, { traces: before?.traces ?? [], loading: true, error: "" });
+    if (!quiet) setSession(id, { traces: before?.traces ?? [], loading: true, error: "" });
     try {
       const answer = await fetchTraces({ sessionId: id, limit: SESSION_TRACES_LIMIT });
       if (sessionReads[id] === read) setSession(id, { traces: answer.traces, loading: false, error: "" });
     } catch (failure) {
-      if (sessionReads[id] === read) setSession(id, { traces: before?.traces ?? [], loading: false, error: errorMessage(failure) });
+      if (sessionReads[id] === read)
+        setSession(id, { traces: sessionTraces.value[id]?.traces ?? [], loading: false, error: errorMessage(failure) });
+    } finally {
+      if (sessionReads[id] === read) delete sessionReads[id];
     }
   }
 
@@ -344,23 +499,61 @@ export const useTracesStore = defineStore("traces", () => {
   }
 
   // ---- live refresh ------------------------------------------------------------------------------------------
-  const scheduled = new Map<string, ReturnType<typeof setTimeout>>();
+  const slots = new Map<string, RefreshSlot>();
 
-  /** Runs `refresh` once after the delay; a target already scheduled keeps its turn. */
-  function schedule(key: string, refresh: () => Promise<void>): void {
-    if (scheduled.has(key)) return;
-    scheduled.set(
-      key,
-      setTimeout(() => {
-        scheduled.delete(key);
-        void refresh();
-      }, TRACE_REFRESH_DELAY_MS),
-    );
+  /**
+   * Reads a target again after `delay`, one read at a time: a notice while the timer waits joins it; one while the
+   * read is on its way marks it dirty, and it runs once more (after the delay) when that read has settled.
+   */
+  function schedule(key: string, refresh: () => Promise<void>, delay = TRACE_REFRESH_DELAY_MS): void {
+    let slot = slots.get(key);
+    if (slot === undefined) {
+      slot = { timer: null, busy: false, dirty: false, refresh, delay };
+      slots.set(key, slot);
+    }
+    slot.refresh = refresh;
+    slot.delay = delay;
+    if (slot.busy) slot.dirty = true;
+    else if (slot.timer === null) {
+      const waiting = slot;
+      waiting.timer = setTimeout(() => void runSlot(key, waiting), delay);
+    }
+  }
+
+  async function runSlot(key: string, slot: RefreshSlot): Promise<void> {
+    slot.timer = null;
+    slot.busy = true;
+    try {
+      await slot.refresh();
+    } catch {
+      // The reads keep their own errors; a refresh never throws past here.
+    } finally {
+      slot.busy = false;
+      if (slots.get(key) === slot) {
+        if (slot.dirty) {
+          slot.dirty = false;
+          schedule(key, slot.refresh, slot.delay);
+        } else slots.delete(key);
+      }
+    }
+  }
+
+  /** Forgets the refreshes of the keys `which` picks (a read on its way ends without running again). */
+  function cancelRefreshes(which: (key: string) => boolean): void {
+    for (const [key, slot] of [...slots]) {
+      if (!which(key)) continue;
+      if (slot.timer !== null) clearTimeout(slot.timer);
+      slots.delete(key);
+    }
+  }
+
+  function refreshList(): void {
+    schedule("list", () => (viewOpen.value ? loadList(true) : Promise.resolve()));
   }
 
   function refreshSession(id: string): void {
     // Nobody watches it: forget it, so that the next watcher reads it fresh.
-    if ((sessionWatchers[id] ?? 0) > 0) schedule(`session:${id}`, () => loadSessionTraces(id));
+    if ((sessionWatchers[id] ?? 0) > 0) schedule(`session:${id}`, () => loadSessionTraces(id, true));
     else setSession(id, null);
   }
 
@@ -369,52 +562,66 @@ export const useTracesStore = defineStore("traces", () => {
     if (id !== null) schedule("detail", () => (detailId.value === id ? loadDetail(id, true) : Promise.resolve()));
   }
 
+  function refreshChild(id: string): void {
+    if (!viewOpen.value) return;
+    const refresh = () => (viewOpen.value && childRuns.value[id] !== undefined ? loadChild(id, true) : Promise.resolve());
+    schedule(`child:${id}`, refresh, CHILD_REFRESH_DELAY_MS);
+  }
+
+  /** Notices may have been missed (a reconnect): everything shown is read again. */
   function onReconnected(): void {
     if (viewOpen.value) {
       schedule("config", loadConfig);
-      schedule("list", () => loadList(true));
+      refreshList();
+      for (const id of Object.keys(childRuns.value)) refreshChild(id);
     }
     refreshDetail();
-    for (const id of Object.keys(childRuns.value)) schedule(`child:${id}`, () => loadChild(id, true));
     for (const id of Object.keys(sessionTraces.value)) refreshSession(id);
   }
 
-  /** Whether a notice is about the open detail: itself (newer), one of its child runs, or a new child run. */
-  function concernsDetail(traceId: string, sessionId: string, revision: number): boolean {
+  /**
+   * The socket's first stream began: a read answered before it may have missed a notice. Only a run still running
+   * can have changed unseen in a way no later notice repairs (its end), so what shows one is read again.
+   */
+  function onLive(): void {
+    if (!viewOpen.value) return;
+    if (list.value?.traces.some((row) => row.status === "running") === true) refreshList();
+    if (detail.value?.status === "running") refreshDetail();
+    for (const [id, child] of Object.entries(childRuns.value)) if (child.trace?.status === "running") refreshChild(id);
+  }
+
+  /** Whether a notice is about the open detail: itself (newer), or one of its child runs. */
+  function concernsDetail(traceId: string, revision: number): boolean {
     const shown = detail.value;
     if (detailId.value === null) return false;
     if (traceId === detailId.value) return shown === null || revision > shown.revision;
-    if (shown === null) return false;
-    if (shown.metadata.children.some((child) => child.traceId === traceId)) return true;
-    return shown.status === "running" && sessionId !== shown.sessionId;
+    return shown !== null && shown.metadata.children.some((child) => child.traceId === traceId);
   }
 
   function onSignal(signal: TraceSignal): void {
-    if (signal.kind === "config") {
-      config.value = signal.config;
-      return;
-    }
-    if (signal.kind === "reconnected") {
-      onReconnected();
+    if (signal.kind !== "updated") {
+      if (signal.kind === "config") receiveConfig(signal.config);
+      else if (signal.kind === "reconnected") onReconnected();
+      else onLive();
       return;
     }
     const { traceId, sessionId, revision } = signal.notice;
     const row = list.value?.traces.find((trace) => trace.id === traceId);
-    if (viewOpen.value && list.value !== null && (row === undefined || revision > row.revision)) schedule("list", () => loadList(true));
-    if (concernsDetail(traceId, sessionId, revision)) refreshDetail();
+    if (viewOpen.value && list.value !== null && (row === undefined || revision > row.revision)) refreshList();
+    if (concernsDetail(traceId, revision)) refreshDetail();
     const child = childRuns.value[traceId];
-    if (child !== undefined && (child.trace === null || revision > child.trace.revision))
-      schedule(`child:${traceId}`, () => loadChild(traceId, true));
-    if (sessionTraces.value[sessionId] !== undefined) refreshSession(sessionId);
+    if (child !== undefined && (child.trace === null || revision > child.trace.revision)) refreshChild(traceId);
+    const cached = sessionTraces.value[sessionId];
+    if (cached !== undefined && sessionListMisses(cached, traceId)) refreshSession(sessionId);
   }
 
   const unsubscribe = onTraceSignals(onSignal);
   onScopeDispose(() => {
     unsubscribe();
-    for (const timer of scheduled.values()) clearTimeout(timer);
-    scheduled.clear();
-    listController?.abort();
-    detailController?.abort();
+    cancelRefreshes(() => true);
+    listRead?.controller.abort();
+    detailRead?.controller.abort();
+    moreController?.abort();
   });
 
   return {

@@ -3,7 +3,9 @@
  * (traces.fixture.ts, answering as the spec says): the list (rows, search, status, paging, the session chip,
  * empty and error states), the capture switch and its error, a run's detail (header, clipped fields, the
  * timeline with tools nested under their model call and a subagent's run under its tool call, read when
- * expanded), the bookmark, "Load more", and a notice that makes the view read again.
+ * expanded), the bookmark, "Load more", and a notice that makes the view read again; and for keyboard and screen
+ * reader users: busy controls keep the focus (aria-disabled), names that do not change with state, `aria-controls`
+ * only for what is there, failures said in words, and the focus on the new run's heading after a navigation.
  */
 import { flushPromises, mount, type VueWrapper } from "@vue/test-utils";
 import { createPinia, setActivePinia } from "pinia";
@@ -15,7 +17,7 @@ import { useBackendStore } from "../../stores/backend.store.ts";
 import { TRACE_REFRESH_DELAY_MS, useTracesStore } from "../../stores/traces.store.ts";
 import TracesView from "../../views/TracesView.vue";
 import { cleanedAfterEach, fakeBackend, type RecordedRequest } from "../composer/composer.fixture.ts";
-import { child, observation, Q_TOO_LONG, trace, tracesBackend, usage, type TraceServer } from "./traces.fixture.ts";
+import { child, observation, Q_TOO_LONG, slowTracesBackend, trace, usage, type TraceServer } from "./traces.fixture.ts";
 
 const mounted = cleanedAfterEach();
 const Stub = defineComponent({ render: () => h("div") });
@@ -27,12 +29,22 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-async function openAt(path: string, server: TraceServer, tracing = true): Promise<VueWrapper> {
+let releaseHeld: () => void = () => {};
+
+/** The view at `path` over `server`; answers to the requests `hold` picks wait until `releaseHeld()`. */
+async function openAt(
+  path: string,
+  server: TraceServer,
+  tracing = true,
+  hold: (request: RecordedRequest) => boolean = () => false,
+): Promise<VueWrapper> {
   setActivePinia(createPinia());
   const backend = useBackendStore();
   backend.info = checkBackendInfo({ name: "Leyline", version: "1", apiVersion: 2, capabilities: { tracing } }).info ?? null;
   backend.status = "ready";
-  mounted.backend = fakeBackend(tracesBackend(server));
+  const slow = slowTracesBackend(server, hold);
+  releaseHeld = slow.release;
+  mounted.backend = fakeBackend(slow.handler);
   router = createRouter({
     history: createMemoryHistory(),
     routes: [
@@ -189,7 +201,10 @@ describe("Traces view: the list", () => {
     expect(requests().at(-1)?.path).toBe("/api/pi/traces?page=2&limit=50");
     expect(listed(w)).toEqual(["t10", "t09", "t08", "t07", "t06", "t05", "t04", "t03", "t02", "t01", "t00"]);
     expect(w.get("[data-test=trace-page]").text()).toBe("51–61 of 61");
-    expect(w.get("[data-test=trace-next]").attributes("disabled")).toBeDefined();
+    expect(w.get("[data-test=trace-next]").attributes("aria-disabled")).toBe("true");
+    await w.get("[data-test=trace-next]").trigger("click");
+    await flushPromises();
+    expect(requests().at(-1)?.path).toBe("/api/pi/traces?page=2&limit=50");
 
     await w.get("[data-test=trace-search]").setValue("run NUMBER 4");
     await w.get("form[role=search]").trigger("submit");
@@ -338,5 +353,186 @@ describe("Traces view: a run", () => {
   it("says so when a run is not found", async () => {
     const w = await openAt("/traces/missing", timelineServer());
     expect(w.get("[data-test=trace-detail-error]").text()).toContain("Trace not found");
+  });
+});
+
+/** A control's accessible name as its text gives it: what is hidden from assistive technology is left out. */
+function textName(element: Element): string {
+  const copy = element.cloneNode(true) as Element;
+  for (const hidden of copy.querySelectorAll("[aria-hidden=true]")) hidden.remove();
+  return (copy.textContent ?? "").replace(/\s+/g, " ").trim();
+}
+
+/** The screen matches `(max-width: 900px)` (the view stacks the detail under the list). */
+function narrowScreen(): void {
+  vi.stubGlobal("matchMedia", (query: string) => ({
+    matches: query.includes("max-width"),
+    media: query,
+    addEventListener: () => undefined,
+    removeEventListener: () => undefined,
+  }));
+}
+
+describe("Traces view: keyboard and screen readers", () => {
+  it("a busy Load more keeps the focus (aria-disabled, not disabled) and a second press reads nothing", async () => {
+    let slow = true;
+    const observations = Array.from({ length: 230 }, (_, i) => observation({ id: `o${i}`, startTime: i }));
+    const server: TraceServer = { traces: [trace({ id: "big", observations, latency: 300 })], config: { enabled: true } };
+    const w = await openAt("/traces/big", server, true, (r) => slow && r.path.startsWith("/api/pi/traces/big?"));
+    const more = w.get<HTMLButtonElement>("[data-test=trace-load-more]");
+    more.element.focus();
+    await more.trigger("click");
+    await flushPromises();
+    expect(more.attributes("disabled")).toBeUndefined();
+    expect(more.attributes("aria-disabled")).toBe("true");
+    expect(document.activeElement).toBe(more.element);
+    await more.trigger("click");
+    await flushPromises();
+    expect(requests().filter((r) => r.path.startsWith("/api/pi/traces/big?"))).toHaveLength(1);
+    slow = false;
+    releaseHeld();
+    await flushPromises();
+    expect(w.findAll("[data-test=trace-observation]")).toHaveLength(230);
+  });
+
+  it("stars are named for their run and pressed or not; saving keeps them focusable and ignores a second press", async () => {
+    let slow = true;
+    const w = await openAt("/traces/t59", listServer(), true, (r) => slow && r.method === "PATCH");
+    const star = w.get<HTMLButtonElement>("[data-trace-id=t59] [data-test=trace-row-bookmark]");
+    expect(star.attributes("aria-label")).toBe("Bookmark Run number 59");
+    expect(star.attributes("aria-pressed")).toBe("false");
+    star.element.focus();
+    await star.trigger("click");
+    await flushPromises();
+    expect(star.attributes("disabled")).toBeUndefined();
+    expect(star.attributes("aria-disabled")).toBe("true");
+    expect(document.activeElement).toBe(star.element);
+    const bookmark = w.get("[data-test=trace-bookmark]");
+    expect(bookmark.attributes("disabled")).toBeUndefined();
+    expect(bookmark.attributes("aria-disabled")).toBe("true");
+    await star.trigger("click");
+    await bookmark.trigger("click");
+    expect(requests().filter((r) => r.method === "PATCH")).toHaveLength(1);
+    slow = false;
+    releaseHeld();
+    await flushPromises();
+    expect(star.attributes("aria-label")).toBe("Bookmark Run number 59");
+    expect(star.attributes("aria-pressed")).toBe("true");
+    expect(star.attributes("aria-disabled")).toBeUndefined();
+    expect(textName(bookmark.element)).toBe("Bookmark");
+    expect(bookmark.attributes("aria-pressed")).toBe("true");
+  });
+
+  it("the capture switch is named without its state, and while saving keeps the focus and ignores a press", async () => {
+    let slow = true;
+    const server = listServer();
+    const w = await openAt("/traces", server, true, (r) => slow && r.method === "PUT");
+    const capture = w.get<HTMLInputElement>("[data-test=trace-capture]");
+    expect(textName(capture.element.closest("label")!)).toBe("Capture runs");
+    expect(w.get("[data-test=trace-capture-state]").text()).toBe("on");
+    capture.element.focus();
+    await capture.trigger("click");
+    await flushPromises();
+    expect(capture.attributes("disabled")).toBeUndefined();
+    expect(capture.attributes("aria-disabled")).toBe("true");
+    expect(document.activeElement).toBe(capture.element);
+    expect(capture.element.checked).toBe(false);
+    await capture.trigger("click");
+    expect(capture.element.checked).toBe(false);
+    expect(requests().filter((r) => r.method === "PUT")).toEqual([
+      { method: "PUT", path: "/api/pi/traces/config", body: { enabled: false } },
+    ]);
+    slow = false;
+    releaseHeld();
+    await flushPromises();
+    expect(capture.attributes("aria-disabled")).toBeUndefined();
+    expect(w.get("[data-test=trace-capture-state]").text()).toBe("off");
+  });
+
+  it("aria-controls names a row's recorded detail and a child run's body only while they are shown", async () => {
+    const w = await openAt("/traces/parent", timelineServer());
+    const row = w.get("[data-observation-id=gen1] > button.row");
+    expect(row.attributes("aria-controls")).toBeUndefined();
+    await row.trigger("click");
+    const controlled = row.attributes("aria-controls");
+    expect(controlled).toBeDefined();
+    expect(document.getElementById(controlled!)?.getAttribute("data-test")).toBe("trace-observation-detail");
+    await row.trigger("click");
+    expect(row.attributes("aria-controls")).toBeUndefined();
+
+    const toggle = w.get("[data-test=trace-child-run][data-trace-id=kid] [data-test=trace-child-toggle]");
+    expect(toggle.attributes("aria-controls")).toBeUndefined();
+    await toggle.trigger("click");
+    await flushPromises();
+    expect(document.getElementById(toggle.attributes("aria-controls")!)?.closest("[data-test=trace-child-run]")).toBe(
+      w.get("[data-test=trace-child-run][data-trace-id=kid]").element,
+    );
+  });
+
+  it("says in words, not only in colour, which observations failed", async () => {
+    const server: TraceServer = {
+      traces: [
+        trace({
+          id: "t1",
+          observations: [
+            observation({ id: "ok", name: "chat", startTime: 0 }),
+            observation({ id: "broken", name: "bash", type: "TOOL", startTime: 1, status: "error" }),
+            observation({ id: "refused", name: "chat", startTime: 2, level: "ERROR" }),
+          ],
+          pagination: {
+            observations: { total: 3, offset: 0, limit: 200, nextOffset: null, truncated: false },
+            scores: { total: 0, offset: 0, limit: 200, nextOffset: null, truncated: false },
+          },
+        }),
+      ],
+      config: { enabled: true },
+    };
+    const w = await openAt("/traces/t1", server);
+    const failed = (id: string) => w.find(`[data-observation-id=${id}] > button.row [data-test=trace-observation-failed]`);
+    expect(failed("ok").exists()).toBe(false);
+    expect(failed("broken").text()).toBe("(failed)");
+    expect(failed("broken").classes()).toContain("visually-hidden");
+    expect(failed("refused").exists()).toBe(true);
+    expect(w.get("[data-observation-id=broken] > button.row").text()).toContain("bash (failed)");
+  });
+
+  it("a link inside the detail that opens another run moves the focus to that run's heading", async () => {
+    const w = await openAt("/traces/kid", timelineServer());
+    const parentLink = w.get<HTMLAnchorElement>("[data-test=trace-parent] a");
+    parentLink.element.focus();
+    await parentLink.trigger("click");
+    await flushPromises();
+    expect(router?.currentRoute.value.path).toBe("/traces/parent");
+    const heading = w.get("[data-test=trace-detail] [data-test=trace-heading]");
+    expect(heading.text()).toBe("Research heat pumps");
+    expect(heading.attributes("tabindex")).toBe("-1");
+    expect(document.activeElement).toBe(heading.element);
+
+    // The list's own links leave the focus where it is on a wide screen.
+    const rowButton = w.get<HTMLButtonElement>("[data-test=trace-row][data-trace-id=kid] button.open");
+    rowButton.element.focus();
+    await rowButton.trigger("click");
+    await flushPromises();
+    expect(router?.currentRoute.value.path).toBe("/traces/kid");
+    expect(document.activeElement).toBe(rowButton.element);
+  });
+
+  it("on a narrow screen, choosing a row moves the focus to the run's heading (or its error)", async () => {
+    narrowScreen();
+    const server = timelineServer();
+    server.traces.push(trace({ id: "gone", name: "Gone", timestamp: "2025-03-12T09:00:00.000Z" }));
+    const w = await openAt("/traces", server);
+    const rowButton = w.get<HTMLButtonElement>("[data-test=trace-row][data-trace-id=parent] button.open");
+    rowButton.element.focus();
+    await rowButton.trigger("click");
+    await flushPromises();
+    expect(document.activeElement).toBe(w.get("[data-test=trace-heading]").element);
+
+    server.traces = server.traces.filter((t) => t.id !== "gone");
+    const goneButton = w.get<HTMLButtonElement>("[data-test=trace-row][data-trace-id=gone] button.open");
+    goneButton.element.focus();
+    await goneButton.trigger("click");
+    await flushPromises();
+    expect(document.activeElement).toBe(w.get("[data-test=trace-detail-error]").element);
   });
 });

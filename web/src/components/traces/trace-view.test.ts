@@ -12,6 +12,7 @@ import {
   offsetBar,
   pageRangeText,
   readableText,
+  timelineOf,
   tokensText,
   tracesByUserEntry,
   type TimelineNode,
@@ -20,6 +21,22 @@ import { child, observation, summaryOf, trace } from "./traces.fixture.ts";
 
 const ids = (nodes: TimelineNode[]): unknown[] =>
   nodes.map((node) => (node.children.length === 0 ? node.observation.id : [node.observation.id, ids(node.children)]));
+
+describe("timelineOf", () => {
+  it("builds a record's timeline once, and a new one for a new record", () => {
+    const record = trace({
+      observations: [observation({ id: "g1" }), observation({ id: "t1", parentId: "g1", type: "TOOL", metadata: { toolCallId: "c1" } })],
+      metadata: { children: [child({ traceId: "kid", toolCallId: "c1" })] },
+    });
+    const timeline = timelineOf(record);
+    expect(timelineOf(record)).toBe(timeline);
+    expect(ids(timeline.roots)).toEqual([["g1", ["t1"]]]);
+    expect(timeline.roots[0]?.children[0]?.childRuns.map((run) => run.traceId)).toEqual(["kid"]);
+    const refreshed = { ...record };
+    expect(timelineOf(refreshed)).not.toBe(timeline);
+    expect(timelineOf(refreshed)).toEqual(timeline);
+  });
+});
 
 describe("buildTimeline", () => {
   it("nests each observation under its loaded parent, by start time, and keeps orphans at the top", () => {

@@ -3,9 +3,10 @@
  * "clipped (N KB)" note of a field a read shortened; the timeline as a tree (tools under the model call that
  * asked for them, by `parentId`; child runs under the tool call that started them, by `toolCallId`); the offset
  * bar of a row (its start and duration against the trace's latency); and the transcript's link from a user
- * turn to its run (`metadata.userEntryId`). No clock: callers pass `now` where a date depends on it.
+ * turn to its run (`metadata.userEntryId`). No clock: callers pass `now` where a date depends on it. A trace
+ * record's timeline is built once (`timelineOf`, remembered per record: records are replaced, never changed).
  */
-import type { ReadTruncation, TraceChild, TraceList, TraceObservation, TraceStatus, TraceSummary } from "../../api/traces.ts";
+import type { ReadTruncation, Trace, TraceChild, TraceList, TraceObservation, TraceStatus, TraceSummary } from "../../api/traces.ts";
 import { compactNumber } from "../../lib/compact-number.ts";
 import { fileSize } from "../../lib/file-size.ts";
 import { costText } from "../../lib/session-usage-label.ts";
@@ -133,6 +134,23 @@ export function buildTimeline(observations: readonly TraceObservation[], childre
     else tool.childRuns.push(child);
   }
   return { roots, unplaced };
+}
+
+const timelines = new WeakMap<Trace, Timeline>();
+
+/** A trace's timeline, built once per record (a refresh brings a new record, hence a new timeline). */
+export function timelineOf(trace: Trace): Timeline {
+  let timeline = timelines.get(trace);
+  if (timeline === undefined) {
+    timeline = buildTimeline(trace.observations, trace.metadata.children ?? []);
+    timelines.set(trace, timeline);
+  }
+  return timeline;
+}
+
+/** Whether an observation failed (its status or its level says so). */
+export function observationFailed(observation: TraceObservation): boolean {
+  return observation.level === "ERROR" || observation.status === "error";
 }
 
 /** Where a row's bar sits, in percent of the trace's latency; a running row (no duration) reaches the end. */

@@ -4,7 +4,8 @@
  * list filters (sessionId, status, q: every term must match a searched field; 400 over 2,048 characters or
  * 32 terms), newest first, page and limit (clamped to 200); detail pages by observation and score offset and
  * limit (`nextOffset` null at the end), 404 for a missing trace; the bookmark PATCH (revision + 1); the
- * capture configuration (an `error` it may carry with `enabled: true`).
+ * capture configuration (an `error` it may carry with `enabled: true`). `slowTracesBackend` holds chosen answers
+ * back (a slow backend) until the test lets them go.
  */
 import type {
   Trace,
@@ -193,6 +194,26 @@ export function tracesBackend(server: TraceServer) {
       return { body: { trace: detailAnswer(changed, new URLSearchParams()) } };
     }
     return { body: { trace: detailAnswer(server.traces[index]!, params) } };
+  };
+}
+
+/**
+ * A slow trace backend over `server`: the server reads when a request comes (its answer is the server as it was
+ * then), but the answers to the requests `hold` picks wait until `release()`. `held()` counts those waiting.
+ */
+export function slowTracesBackend(server: TraceServer, hold: (request: RecordedRequest) => boolean) {
+  const answer = tracesBackend(server);
+  const waiting: Array<() => void> = [];
+  return {
+    handler: async (request: RecordedRequest): Promise<FakeAnswer | undefined> => {
+      const answered = answer(request);
+      if (hold(request)) await new Promise<void>((resolve) => waiting.push(resolve));
+      return answered;
+    },
+    held: (): number => waiting.length,
+    release: (): void => {
+      for (const go of waiting.splice(0)) go();
+    },
   };
 }
 

@@ -2,8 +2,8 @@
  * A session's traces for links into the Traces view: the transcript links each user turn to the run it started
  * (the trace whose `metadata.userEntryId` is the turn's entry id), the research panel links a thread to its
  * researcher's run (the newest trace of the child session). One read per session (GET /api/pi/traces?sessionId
- * &limit=200, kept in the traces store and shared by every caller), refreshed by the store on `trace_updated`
- * for that session. Nothing is read when the backend records no traces or no session is given; the watch ends
+ * &limit=200, kept in the traces store and shared by every caller), refreshed by the store when a
+ * `trace_updated` of that session names a run the list lacks or has not yet tied to its user turn. Nothing is read when the backend records no traces or no session is given; the watch ends
  * with the caller's scope. A component mounted without the app's Pinia (alone, in a test) links nothing.
  */
 import { computed, onScopeDispose, watch } from "vue";
