@@ -108,6 +108,11 @@ describe("traces in a browser", { timeout: FLOW_TIMEOUT_MS }, () => {
     await nested.first().waitFor();
     expect(await children.first().textContent()).toMatch(/researcher: t[12]/);
     await browser.screenshots("traces-01-research-run");
+    // The nested run's rows at both sizes (at 390 px the timeline is below the list).
+    await browser.screenshots("traces-03-timeline", page, async () => {
+      await children.first().scrollIntoViewIfNeeded();
+    });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
 
     // A tool row opens its input and output.
     const subagentCall = detail
