@@ -83,14 +83,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   await db.schema.createIndex("trace_observations_in_order").on("trace_observations").columns(["trace_id", "start_ms", "seq"]).execute();
   await db.schema.createIndex("trace_observations_by_tool_call").on("trace_observations").column("tool_call_id").execute();
-  // Index-only reads for every capture write: the next insertion order, and the trace's totals re-summed (the
-  // rows' long input and output texts are never read for them).
+  // The next insertion order of a capture write, read from the index.
   await db.schema.createIndex("trace_observations_by_seq").on("trace_observations").columns(["trace_id", "seq"]).execute();
-  await db.schema
-    .createIndex("trace_observations_usage")
-    .on("trace_observations")
-    .columns(["trace_id", "type", "input_tokens", "output_tokens", "total_tokens", "cost"])
-    .execute();
 
   await db.schema
     .createTable("trace_scores")

@@ -199,6 +199,30 @@ describe("ownership and parents", () => {
   });
 });
 
+describe("totals", () => {
+  it("a model call rewritten several times counts once, with its last usage; tools and events never count", async () => {
+    const call = (usage: number, endMs: number | null): ObservationRecord => ({
+      ...tool("t", "unused"),
+      id: "t:gen:1",
+      type: "GENERATION",
+      name: "chat m",
+      toolCallId: null,
+      endMs,
+      status: endMs === null ? "running" : "completed",
+      usage: { inputTokens: usage, outputTokens: usage / 10, totalTokens: usage * 1.1, cost: usage / 1000 },
+    });
+    await feed(runtime("s1"), startWrite("t"), { traceId: "t", observations: [call(0, null)] });
+    await feed(runtime("s1"), { traceId: "t", observations: [call(500, clock + 1)] });
+    await feed(runtime("s1"), {
+      traceId: "t",
+      observations: [call(500, clock + 1), { ...tool("t", "c1"), usage: { inputTokens: 9, outputTokens: 9, totalTokens: 18, cost: 9 } }],
+    });
+    await feed(runtime("s1"), { traceId: "t", observations: [{ ...call(200, clock + 2), id: "t:gen:2" }] });
+    const summary = (await list()).traces[0]!;
+    expect([summary.inputTokens, summary.outputTokens, summary.totalTokens, summary.cost]).toEqual([700, 70, 770, 0.7]);
+  });
+});
+
 describe("search", () => {
   it("matches terms in any case, in any language, and tags one by one", async () => {
     await feed(runtime("s1", { kind: "research" }), startWrite("t-umlaut", "Ärger über ÉLAN"));

@@ -3,15 +3,22 @@
  *
  * - `applyCapture`: one capture write (domain/traces/trace-records.ts) in one transaction: the trace created with
  *   its owner on first sight, the patch merged, observations inserted or replaced whole (their first insertion
- *   order kept), the trace's own totals re-summed from its GENERATION observations (exact, never incremental), the
- *   revision raised. Answers the committed trace and observations.
+ *   order kept), the trace's own totals moved by what its GENERATION observations' usage changed (a rewritten
+ *   record's old usage out, its new usage in: each model call counted once), the revision raised. Answers the
+ *   committed trace and observations.
  * - Reads: the list (filters, every search term in some searched field, newest first, paged), one trace, a page
  *   of its observations or scores (text columns read at most `READ_TEXT_CHARS` characters: the read clips to
  *   32 KiB anyway, and a page of huge rows must not be loaded whole), the child runs and their recursive usage.
  * - `setBookmark`, `abortRunning` (runs whose runtime is gone), the capture setting.
  */
 import { sql, type Kysely, type Transaction } from "kysely";
-import type { CaptureWrite, ObservationRecord, TraceOwner, TraceRecord } from "../../domain/traces/trace-records.ts";
+import {
+  addUsage,
+  type CaptureWrite,
+  type ObservationRecord,
+  type TraceOwner,
+  type TraceRecord,
+} from "../../domain/traces/trace-records.ts";
 import type { TraceChild, TraceStatus, TraceUsage } from "../../domain/traces/trace-types.ts";
 import type { LeylineDatabase } from "../sqlite/leyline-database.ts";
 import type { TraceObservationRow, TraceRow, TraceScoreRow } from "./trace.table.ts";
@@ -236,6 +243,14 @@ export async function applyCapture(
     }
     const patch = write.trace ?? {};
     const observations = write.observations ?? [];
+    // The trace's totals move by what its model calls' usage changed (each call counted once, whatever how often
+    // its record is rewritten): a write costs the same on a long run as on a short one (bench: trace_write_flatness).
+    let totals: TraceUsage = {
+      inputTokens: Number(row.input_tokens),
+      outputTokens: Number(row.output_tokens),
+      totalTokens: Number(row.total_tokens),
+      cost: Number(row.cost),
+    };
     if (observations.length > 0) {
       const { next } = await trx
         .selectFrom("trace_observations")
@@ -244,6 +259,21 @@ export async function applyCapture(
         .executeTakeFirstOrThrow();
       let seq = Number(next);
       for (const record of observations) {
+        const before = await trx
+          .selectFrom("trace_observations")
+          .select(["type", "input_tokens", "output_tokens", "total_tokens", "cost"])
+          .where("trace_id", "=", write.traceId)
+          .where("id", "=", record.id)
+          .executeTakeFirst();
+        if (before?.type === "GENERATION") {
+          totals = addUsage(totals, {
+            inputTokens: -Number(before.input_tokens),
+            outputTokens: -Number(before.output_tokens),
+            totalTokens: -Number(before.total_tokens),
+            cost: -Number(before.cost),
+          });
+        }
+        if (record.type === "GENERATION") totals = addUsage(totals, record.usage);
         const insert = observationRow(write.traceId, seq++, record);
         const { trace_id: _trace, id: _id, seq: _seq, ...changes } = insert;
         await trx
@@ -253,17 +283,6 @@ export async function applyCapture(
           .execute();
       }
     }
-    const totals = await trx
-      .selectFrom("trace_observations")
-      .select([
-        sql<number>`coalesce(sum(input_tokens), 0)`.as("input"),
-        sql<number>`coalesce(sum(output_tokens), 0)`.as("output"),
-        sql<number>`coalesce(sum(total_tokens), 0)`.as("total"),
-        sql<number>`coalesce(sum(cost), 0)`.as("cost"),
-      ])
-      .where("trace_id", "=", write.traceId)
-      .where("type", "=", "GENERATION")
-      .executeTakeFirstOrThrow();
     const metadata =
       patch.metadata !== undefined
         ? boundedMetadata({ ...parseJson<Record<string, unknown>>(row.metadata, {}), ...patch.metadata })
@@ -288,10 +307,11 @@ export async function applyCapture(
         // The owner's names can change while the run goes on (pi names the session, the file appears).
         session_file: owner.sessionFile ?? row.session_file,
         session_name: owner.sessionName ?? row.session_name,
-        input_tokens: Number(totals.input),
-        output_tokens: Number(totals.output),
-        total_tokens: Number(totals.total),
-        cost: Number(totals.cost),
+        input_tokens: totals.inputTokens,
+        output_tokens: totals.outputTokens,
+        total_tokens: totals.totalTokens,
+        // Sums of binary fractions: kept from drifting below zero by rewrites (a record set, then set again).
+        cost: Math.max(0, totals.cost),
         metadata,
         updated_ms: Math.max(now, Number(row.start_ms)),
         revision: Number(row.revision) + 1,

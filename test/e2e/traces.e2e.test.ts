@@ -112,7 +112,7 @@ describe("traces in a browser", { timeout: FLOW_TIMEOUT_MS }, () => {
     await browser.screenshots("traces-03-timeline", page, async () => {
       await children.first().scrollIntoViewIfNeeded();
     });
-    expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+    expect(await page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")).toBe(true);
 
     // A tool row opens its input and output.
     const subagentCall = detail
