@@ -14,9 +14,12 @@
  *   list while the view is open, the open detail when the notice names it (newer) or one of its child runs (the
  *   server raises a parent's revision when a child run starts or ends), an expanded child run (less often), a
  *   watched session when the notice names a run its list lacks or one not yet linked to its user turn. Each target
- *   has one refresh at a time: the first notice schedules a read after its delay, later ones join it, and a notice
- *   during the read makes it run once more after. A notice no newer than the revision shown is skipped. After a
- *   reconnect everything shown is read again; when the socket's first stream begins, what shows a running run.
+ *   has one refresh at a time (lib/refresh-scheduler.ts): the first notice schedules a read after its delay, later
+ *   ones join it, and a notice during the read makes it run once more after. A notice no newer than the revision
+ *   shown is skipped. After a reconnect everything shown is read again; when the socket's first stream begins,
+ *   what shows a running run.
+ * - A watched session's traces stay while anyone watches them; of the unwatched ones the newest few are kept
+ *   (lib/session-traces-cache.ts), and a notice for one drops it, so its next watcher reads it fresh.
  * - The detail wants as many observations as were shown: "Load more" raises that count and a refresh follows it
  *   (it reads the pages again), so neither undoes the other. Opening another run (`select`) drops the last one's
  *   pending "Load more".
@@ -27,6 +30,7 @@ import { defineStore } from "pinia";
 import { computed, onScopeDispose, ref, shallowRef } from "vue";
 import { onTraceSignals } from "../api/events-socket.ts";
 import { errorMessage, isAbort } from "../api/http.ts";
+import { browserTimers } from "../api/socket-lifecycle.ts";
 import {
   fetchTrace,
   mergeTracePages,
@@ -42,6 +46,8 @@ import {
   type TraceStatus,
   type TraceSummary,
 } from "../api/traces.ts";
+import { createSessionWatchers, trimSessionCache, withSessionEntry } from "../lib/session-traces-cache.ts";
+import { createRefreshScheduler } from "../lib/refresh-scheduler.ts";
 import { useBackendStore } from "./backend.store.ts";
 
 export const TRACE_REFRESH_DELAY_MS = 300;
@@ -51,8 +57,6 @@ export const CHILD_REFRESH_DELAY_MS = 1500;
 export const TRACE_PAGE_LIMIT = 50;
 /** A watched session's traces are read in one request of this many (the server's largest page). */
 export const SESSION_TRACES_LIMIT = 200;
-/** Sessions whose traces are kept while nobody watches them. */
-const SESSION_CACHE_SIZE = 20;
 /** A refresh follows at most this many pages to show as many observations as wanted. */
 const MAX_REFRESH_PAGES = 50;
 /** Observations per "Load more" page (the server's default detail page). */
@@ -86,19 +90,9 @@ interface Read {
   done: Promise<void>;
 }
 
-/** A read of a target that cannot be aborted (a child run, a session's list): the newest `seq` may write. */
+/** A read of a target that cannot be aborted (a child run, a session's list): only the newest one may write. */
 interface CountedRead {
-  seq: number;
   done: Promise<void>;
-}
-
-/** One target's refresh: its timer, whether its read is on its way, and whether a notice came during it. */
-interface RefreshSlot {
-  timer: ReturnType<typeof setTimeout> | null;
-  busy: boolean;
-  dirty: boolean;
-  refresh: () => Promise<void>;
-  delay: number;
 }
 
 /** The request for the pages after those `trace` holds (a collection at its end asks for nothing new). */
@@ -140,6 +134,8 @@ export const useTracesStore = defineStore("traces", () => {
   const backend = useBackendStore();
   /** The backend records traces (capabilities.tracing): trace views and links show only then. */
   const available = computed(() => backend.info?.capabilities.tracing === true);
+  /** The live refreshes, one per target key ("config", "list", "detail", "child:<id>", "session:<id>"). */
+  const refreshes = createRefreshScheduler(browserTimers);
 
   // ---- capture setting ---------------------------------------------------------------------------------------
   const config = ref<TraceConfig | null>(null);
@@ -250,7 +246,7 @@ export const useTracesStore = defineStore("traces", () => {
   /** The view closed: its refreshes stop, its reads are dropped, the open run and the expanded child runs go. */
   function closeView(): void {
     viewOpen.value = false;
-    cancelRefreshes((key) => key === "config" || key === "list" || key.startsWith("child:"));
+    refreshes.cancel((key) => key === "config" || key === "list" || key.startsWith("child:"));
     listRead?.controller.abort();
     listRead = null;
     listLoading.value = false;
@@ -280,7 +276,7 @@ export const useTracesStore = defineStore("traces", () => {
     detailRead = null;
     moreController?.abort();
     moreController = null;
-    cancelRefreshes((key) => key === "detail");
+    refreshes.cancel((key) => key === "detail");
     detailToken++;
     wantedObservations = 0;
     detailId.value = id;
@@ -363,7 +359,6 @@ export const useTracesStore = defineStore("traces", () => {
   const childRuns = shallowRef<Record<string, ChildRunState>>({});
   /** The read on its way per child run; `closeView` forgets them, so their answers are dropped. */
   const childReads: Record<string, CountedRead> = {};
-  let childSeq = 0;
 
   function setChild(id: string, state: ChildRunState): void {
     childRuns.value = { ...childRuns.value, [id]: state };
@@ -384,7 +379,7 @@ export const useTracesStore = defineStore("traces", () => {
       await afterRead(() => childReads[id]);
       if (childRuns.value[id] === undefined) return;
     }
-    const read: CountedRead = { seq: ++childSeq, done: Promise.resolve() };
+    const read: CountedRead = { done: Promise.resolve() };
     childReads[id] = read;
     read.done = readChild(id, read, quiet);
     return read.done;
@@ -437,13 +432,11 @@ export const useTracesStore = defineStore("traces", () => {
 
   // ---- a session's traces (links from the transcript and the research panel) -------------------------------
   const sessionTraces = shallowRef<Record<string, SessionTraces>>({});
-  const sessionWatchers: Record<string, number> = {};
+  const sessionWatchers = createSessionWatchers();
   const sessionReads: Record<string, CountedRead> = {};
-  let sessionSeq = 0;
 
   function setSession(id: string, state: SessionTraces | null): void {
-    const { [id]: _old, ...rest } = sessionTraces.value;
-    sessionTraces.value = state === null ? rest : { ...rest, [id]: state };
+    sessionTraces.value = withSessionEntry(sessionTraces.value, id, state);
   }
 
   /** Reads a session's traces; one read per session at a time (a user read joins one on its way, a refresh follows it). */
@@ -451,7 +444,7 @@ export const useTracesStore = defineStore("traces", () => {
     const running = sessionReads[id];
     if (running !== undefined && !quiet) return running.done;
     if (quiet) await afterRead(() => sessionReads[id]);
-    const read: CountedRead = { seq: ++sessionSeq, done: Promise.resolve() };
+    const read: CountedRead = { done: Promise.resolve() };
     sessionReads[id] = read;
     read.done = readSessionTraces(id, read, quiet);
     return read.done;
@@ -471,107 +464,42 @@ export const useTracesStore = defineStore("traces", () => {
     }
   }
 
-  /** Drops sessions nobody watches, oldest first, beyond the cache size. */
-  function trimSessionCache(): void {
-    const ids = Object.keys(sessionTraces.value);
-    let excess = ids.length - SESSION_CACHE_SIZE;
-    for (const id of ids) {
-      if (excess <= 0) return;
-      if ((sessionWatchers[id] ?? 0) > 0) continue;
-      setSession(id, null);
-      excess--;
-    }
-  }
-
   /** Keeps a session's traces read and live while the caller watches; returns the stop function. */
   function watchSession(id: string): () => void {
-    sessionWatchers[id] = (sessionWatchers[id] ?? 0) + 1;
+    const stop = sessionWatchers.watch(id);
     const known = sessionTraces.value[id];
     if (known === undefined || known.error !== "") void loadSessionTraces(id);
-    trimSessionCache();
-    let stopped = false;
-    return () => {
-      if (stopped) return;
-      stopped = true;
-      sessionWatchers[id] = (sessionWatchers[id] ?? 1) - 1;
-      if (sessionWatchers[id] <= 0) delete sessionWatchers[id];
-    };
+    sessionTraces.value = trimSessionCache(sessionTraces.value, sessionWatchers.watched);
+    return stop;
   }
 
-  // ---- live refresh ------------------------------------------------------------------------------------------
-  const slots = new Map<string, RefreshSlot>();
-
-  /**
-   * Reads a target again after `delay`, one read at a time: a notice while the timer waits joins it; one while the
-   * read is on its way marks it dirty, and it runs once more (after the delay) when that read has settled.
-   */
-  function schedule(key: string, refresh: () => Promise<void>, delay = TRACE_REFRESH_DELAY_MS): void {
-    let slot = slots.get(key);
-    if (slot === undefined) {
-      slot = { timer: null, busy: false, dirty: false, refresh, delay };
-      slots.set(key, slot);
-    }
-    slot.refresh = refresh;
-    slot.delay = delay;
-    if (slot.busy) slot.dirty = true;
-    else if (slot.timer === null) {
-      const waiting = slot;
-      waiting.timer = setTimeout(() => void runSlot(key, waiting), delay);
-    }
-  }
-
-  async function runSlot(key: string, slot: RefreshSlot): Promise<void> {
-    slot.timer = null;
-    slot.busy = true;
-    try {
-      await slot.refresh();
-    } catch {
-      // The reads keep their own errors; a refresh never throws past here.
-    } finally {
-      slot.busy = false;
-      if (slots.get(key) === slot) {
-        if (slot.dirty) {
-          slot.dirty = false;
-          schedule(key, slot.refresh, slot.delay);
-        } else slots.delete(key);
-      }
-    }
-  }
-
-  /** Forgets the refreshes of the keys `which` picks (a read on its way ends without running again). */
-  function cancelRefreshes(which: (key: string) => boolean): void {
-    for (const [key, slot] of [...slots]) {
-      if (!which(key)) continue;
-      if (slot.timer !== null) clearTimeout(slot.timer);
-      slots.delete(key);
-    }
-  }
-
+  // ---- live refresh (lib/refresh-scheduler.ts: one read per target, one trailing re-run) ---------------------
   function refreshList(): void {
-    schedule("list", () => (viewOpen.value ? loadList(true) : Promise.resolve()));
+    refreshes.schedule("list", () => (viewOpen.value ? loadList(true) : Promise.resolve()), TRACE_REFRESH_DELAY_MS);
   }
 
   function refreshSession(id: string): void {
     // Nobody watches it: forget it, so that the next watcher reads it fresh.
-    if ((sessionWatchers[id] ?? 0) > 0) schedule(`session:${id}`, () => loadSessionTraces(id, true));
+    if (sessionWatchers.watched(id)) refreshes.schedule(`session:${id}`, () => loadSessionTraces(id, true), TRACE_REFRESH_DELAY_MS);
     else setSession(id, null);
   }
 
   function refreshDetail(): void {
     const id = detailId.value;
-    if (id !== null) schedule("detail", () => (detailId.value === id ? loadDetail(id, true) : Promise.resolve()));
+    if (id === null) return;
+    refreshes.schedule("detail", () => (detailId.value === id ? loadDetail(id, true) : Promise.resolve()), TRACE_REFRESH_DELAY_MS);
   }
 
   function refreshChild(id: string): void {
     if (!viewOpen.value) return;
     const refresh = () => (viewOpen.value && childRuns.value[id] !== undefined ? loadChild(id, true) : Promise.resolve());
-    schedule(`child:${id}`, refresh, CHILD_REFRESH_DELAY_MS);
+    refreshes.schedule(`child:${id}`, refresh, CHILD_REFRESH_DELAY_MS);
   }
 
   /** Notices may have been missed (a reconnect): everything shown is read again. */
   function onReconnected(): void {
     if (viewOpen.value) {
-      schedule("config", loadConfig);
+      refreshes.schedule("config", loadConfig, TRACE_REFRESH_DELAY_MS);
       refreshList();
       for (const id of Object.keys(childRuns.value)) refreshChild(id);
     }
@@ -618,7 +546,7 @@ export const useTracesStore = defineStore("traces", () => {
   const unsubscribe = onTraceSignals(onSignal);
   onScopeDispose(() => {
     unsubscribe();
-    cancelRefreshes(() => true);
+    refreshes.cancel(() => true);
     listRead?.controller.abort();
     detailRead?.controller.abort();
     moreController?.abort();
