@@ -199,6 +199,34 @@ describe("ownership and parents", () => {
   });
 });
 
+describe("a child reopened from its file", () => {
+  it("takes its parent links from the marker in the session file when the runtime has no child options", async () => {
+    await feed(runtime("lead"), startWrite("lead-run"), { traceId: "lead-run", observations: [tool("lead-run", "call-9")] });
+    const file = path.join(dir, "child.jsonl");
+    const marker = {
+      version: 1,
+      parentSessionId: "lead",
+      parentSessionPath: "/s/lead.jsonl",
+      toolCallId: "call-9",
+      agent: "researcher",
+      readOnlyBash: true,
+    };
+    fs.writeFileSync(
+      file,
+      [
+        { type: "session", version: 3, id: "child", timestamp: "2026-12-07T00:00:00.000Z", cwd: "/work", parentSession: "/s/lead.jsonl" },
+        { type: "custom", customType: "leyline-subagent", data: marker, id: "e1", parentId: null, timestamp: "2026-12-07T00:00:00.000Z" },
+      ]
+        .map((line) => JSON.stringify(line))
+        .join("\n") + "\n",
+    );
+    await feed(runtime("child", { sessionFile: file }), startWrite("child-run", "t1: again"));
+    const summary = (await list()).traces.find((t) => t.id === "child-run")!;
+    expect(summary.metadata.parent).toEqual({ traceId: "lead-run", sessionId: "lead", toolCallId: "call-9" });
+    expect(summary.tags).toEqual(["subagent", "researcher"]);
+  });
+});
+
 describe("totals", () => {
   it("a model call rewritten several times counts once, with its last usage; tools and events never count", async () => {
     const call = (usage: number, endMs: number | null): ObservationRecord => ({

@@ -16,6 +16,7 @@
  * Failures: a storage failure is logged and the write dropped (capture never stops a run); reads answer
  * ServiceError `tracing_unavailable` ("Tracing is unavailable…", or "Tracing is shutting down." once closed).
  */
+import * as fs from "node:fs";
 import * as os from "node:os";
 import type { Kysely } from "kysely";
 import { type Observable, Subject, type Subscription } from "rxjs";
@@ -31,7 +32,8 @@ import {
   traceSummaryOf,
 } from "../../domain/traces/trace-read.ts";
 import type { Trace, TraceConfig, TraceList, TraceScore, TraceUpdatedNotice } from "../../domain/traces/trace-types.ts";
-import type { SubagentMarkerData } from "../../domain/subagent/subagent-marker.ts";
+import { subagentMarkerOf, type SubagentMarkerData } from "../../domain/subagent/subagent-marker.ts";
+import { decodeSessionText } from "../../domain/session-decoder.ts";
 import type { LeylineDatabase } from "../sqlite/leyline-database.ts";
 import type { OtlpExport } from "./otlp-export.ts";
 import {
@@ -118,6 +120,29 @@ function userName(): string {
   }
 }
 
+/** How much of a session file's start is read for its subagent marker (the header, then the marker entry). */
+const MARKER_READ_BYTES = 64 * 1024;
+
+/** The subagent marker near the start of a session file (a regular file only), or null. */
+function markerInFile(file: string | null): SubagentMarkerData | null {
+  if (file === null) return null;
+  try {
+    if (!fs.statSync(file).isFile()) return null;
+    const fd = fs.openSync(file, "r");
+    try {
+      const buffer = Buffer.alloc(MARKER_READ_BYTES);
+      const read = fs.readSync(fd, buffer, 0, buffer.length, 0);
+      // The decoder holds an unfinished last line back.
+      const { records } = decodeSessionText(buffer.subarray(0, read).toString("utf8"));
+      return subagentMarkerOf(records.flatMap((record) => (record.kind === "entry" ? [record.entry] : [])));
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    return null;
+  }
+}
+
 function notFound(): ServiceError {
   return new ServiceError("trace_not_found", TRACE_MESSAGES.notFound);
 }
@@ -168,7 +193,8 @@ export function createTraceService(options: TraceServiceOptions): TraceService {
   const ownerOf = async (db: Kysely<LeylineDatabase>, handle: TraceRuntime, known: TraceOwner | undefined): Promise<TraceOwner> => {
     const names = { sessionFile: handle.sessionFile, sessionName: handle.sessionName, cwd: handle.cwd === "" ? null : handle.cwd };
     if (known !== undefined) return { ...known, ...names, sessionId: handle.sessionId };
-    const marker = handle.child?.marker ?? null;
+    // The child options the runtime was opened with, else the marker in the session file (a child reopened later).
+    const marker = handle.child?.marker ?? markerInFile(handle.sessionFile);
     const parentSessionId = marker?.parentSessionId ?? null;
     const toolCallId = marker?.toolCallId ?? null;
     // The marker's anchor (set when the child was opened), else the parent's trace found now.
