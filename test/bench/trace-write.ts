@@ -76,23 +76,30 @@ export async function benchTraceWrite(options: TraceWriteOptions): Promise<Recor
     await fill("large", options.large);
     const output = "o".repeat(2 * 1024);
     let next = 0;
+    const calls: Record<string, number> = { small: options.small, large: options.large };
     const write = (traceId: string) => async (): Promise<void> => {
       for (let i = 0; i < options.writesPerRound; i++) {
+        calls[traceId] = (calls[traceId] ?? 0) + 1;
         const id = `write-${next++}`;
         await applyCapture(db, { ...OWNER, sessionId: traceId }, { traceId, observations: [generation(id, next, output)] }, DEFAULTS, next);
       }
     };
     const samples = await alternate({ small: { run: write("small") }, large: { run: write("large") } }, options);
     const ratio = medianRatio(samples.large, samples.small);
+    // Sanity: each trace's totals count every model call written to it exactly once.
+    const rows = await db.selectFrom("traces").select(["id", "total_tokens"]).where("id", "in", ["small", "large"]).execute();
+    const check =
+      rows.length === 2 && rows.every((row) => Number(row.total_tokens) === (calls[row.id] ?? 0) * 1100) ? "ok" : "totals differ";
     return {
       trace_write_flatness: measuredFigure(
         `one capture write on a trace of ${options.large} observations / on one of ${options.small}`,
         round(ratio),
         TRACE_WRITE_FLATNESS_TARGET,
         {
-          smallMs: round(median(samples.small) / options.writesPerRound),
-          largeMs: round(median(samples.large) / options.writesPerRound),
+          subjectMs: round(median(samples.large) / options.writesPerRound),
+          baselineMs: round(median(samples.small) / options.writesPerRound),
           writesPerRound: options.writesPerRound,
+          check,
         },
       ),
     };
