@@ -47,7 +47,7 @@ import { OTLPTraceExporter as ProtobufTraceExporter } from "@opentelemetry/expor
 import { defaultResource, resourceFromAttributes } from "@opentelemetry/resources";
 import { BasicTracerProvider, BatchSpanProcessor, type ReadableSpan, type SpanExporter } from "@opentelemetry/sdk-trace-base";
 import { ATTR_ERROR_TYPE, ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION, ERROR_TYPE_VALUE_OTHER } from "@opentelemetry/semantic-conventions";
-import { clipUtf8 } from "../../domain/traces/text-clip.ts";
+import { clipUtf8 } from "../../domain/utf8-text.ts";
 import type { ObservationRecord, TraceRecord } from "../../domain/traces/trace-records.ts";
 
 /** One commit of the trace service: the trace and the observations changed in it (whole records). */

@@ -9,6 +9,7 @@
  *   (the person saw the warning and confirmed).
  * - A commit message is non-empty after trimming, at most 64 KiB of UTF-8, without NUL (git cuts a message at NUL).
  */
+import { utf8Length } from "../utf8-text.ts";
 
 export const NOT_A_REPOSITORY = "This folder is not a Git repository.";
 export const CWD_NOT_ABSOLUTE = "cwd must be an absolute path";
@@ -34,15 +35,8 @@ export function agentGate(busySessionIds: readonly string[], whileAgentWorks: bo
   return `The agent is working in this repository (${sessions}). Wait for its turn to end, or confirm to act anyway.`;
 }
 
-/** UTF-8 length of `text` (lone surrogates count as the 3 bytes of U+FFFD, as an encoder writes them). */
-export function utf8Length(text: string): number {
-  let bytes = 0;
-  for (const char of text) {
-    const code = char.codePointAt(0) ?? 0;
-    bytes += code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
-  }
-  return bytes;
-}
+/** UTF-8 length of `text` (domain/utf8-text.ts). */
+export { utf8Length };
 
 /** Why `message` cannot be a commit message, or null. */
 export function commitMessageFailure(message: string): string | null {

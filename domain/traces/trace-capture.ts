@@ -23,7 +23,7 @@
  * - Fields are clipped at capture (CAPTURE_FIELD_BYTES, whole characters); a clipped field is named in
  *   `metadata.captureClipping` (a trace's marker always describes its current input and output).
  */
-import { clipUtf8 } from "./text-clip.ts";
+import { clipUtf8 } from "../utf8-text.ts";
 import type { CaptureWrite, ObservationRecord, TraceCapturePatch } from "./trace-records.ts";
 import type { TraceLevel, TraceStatus, TraceUsage } from "./trace-types.ts";
 

@@ -7,7 +7,7 @@
  */
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
-import { utf8Bytes } from "./text-clip.ts";
+import { utf8Length } from "../utf8-text.ts";
 import type { ObservationRecord, TraceRecord } from "./trace-records.ts";
 import {
   checkDetailQuery,
@@ -122,7 +122,7 @@ function parts(overrides: PartsInput = {}): DetailParts {
   };
 }
 
-const bytesOf = (items: readonly unknown[]): number => items.reduce<number>((sum, item) => sum + utf8Bytes(JSON.stringify(item)), 0);
+const bytesOf = (items: readonly unknown[]): number => items.reduce<number>((sum, item) => sum + utf8Length(JSON.stringify(item)), 0);
 
 /** A read observation of ~64 KiB of JSON: its 40 KiB input and output clipped to 32 KiB each. */
 const bigObservation = (i: number): TraceObservation =>

@@ -8,7 +8,7 @@
  *   items left (or a clipped item) is `truncated`; an incomplete one also sets the trace's
  *   `readTruncation.observations` / `.scores`.
  */
-import { clipUtf8, utf8Bytes } from "./text-clip.ts";
+import { clipUtf8, utf8Length } from "../utf8-text.ts";
 import type { ObservationRecord, TraceRecord } from "./trace-records.ts";
 import {
   type ReadTruncation,
@@ -269,7 +269,7 @@ export function scoreOf(score: TraceScore): TraceScore {
 }
 
 function itemBytes(item: unknown): number {
-  return utf8Bytes(JSON.stringify(item));
+  return utf8Length(JSON.stringify(item));
 }
 
 /** Takes items while they fit the budget; answers them, the bytes used, and whether one was clipped. */

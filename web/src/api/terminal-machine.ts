@@ -25,6 +25,7 @@
  * (domain/contract/terminal-socket.ts, imported as types only: its schemas stay out of the client).
  */
 import type { TerminalServerMessage } from "../../../domain/contract/terminal-socket.ts";
+import { utf8Length } from "../../../domain/utf8-text.ts";
 import { parseJsonObject } from "./json-object.ts";
 
 export type { TerminalServerMessage };
@@ -163,23 +164,8 @@ export function resizeText(size: TerminalSize): string {
   return JSON.stringify({ type: "resize", cols: size.cols, rows: size.rows });
 }
 
-/** UTF-8 length of a string (lone surrogates count as the 3 bytes of U+FFFD, as TextEncoder writes them). */
-export function utf8Length(text: string): number {
-  let bytes = 0;
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    if (code < 0x80) bytes += 1;
-    else if (code < 0x800) bytes += 2;
-    else if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
-      const next = text.charCodeAt(i + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) {
-        bytes += 4;
-        i += 1;
-      } else bytes += 3;
-    } else bytes += 3;
-  }
-  return bytes;
-}
+/** UTF-8 length of a string (domain/utf8-text.ts). */
+export { utf8Length };
 
 /** Parses one server text, or null when it is not a message of the protocol. */
 export function decodeServerMessage(text: string): TerminalServerMessage | null {

@@ -1,12 +1,12 @@
 /**
- * UTF-8 sizing and clipping (text-clip.ts): examples for the characters that take 1, 2, 3 and 4 bytes and for
+ * UTF-8 sizing and clipping (utf8-text.ts): examples for the characters that take 1, 2, 3 and 4 bytes and for
  * lone surrogates, then the laws over arbitrary UTF-16 text (astral characters and lone surrogates included):
- * `utf8Bytes` is Node's `Buffer.byteLength`; a clip is a prefix of the text, fits `maxBytes`, never splits a
+ * `utf8Length` is Node's `Buffer.byteLength`; a clip is a prefix of the text, fits `maxBytes`, never splits a
  * character, is the longest such prefix, and happens iff the text is longer than `maxBytes`.
  */
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
-import { clipUtf8, utf8Bytes } from "./text-clip.ts";
+import { clipUtf8, utf8Length } from "./utf8-text.ts";
 
 /** One UTF-16 unit of any kind (a lone high or low surrogate included) or one whole code point of any plane. */
 const unitOrCodePoint = fc.oneof(
@@ -28,31 +28,31 @@ function characterAt(text: string, index: number): string {
   return code === undefined ? "" : String.fromCodePoint(code);
 }
 
-describe("utf8Bytes", () => {
+describe("utf8Length", () => {
   it("counts 1, 2, 3 and 4 bytes for ASCII, Latin, BMP and astral characters", () => {
-    expect(utf8Bytes("")).toBe(0);
-    expect(utf8Bytes("a")).toBe(1);
-    expect(utf8Bytes("é")).toBe(2);
-    expect(utf8Bytes("€")).toBe(3);
-    expect(utf8Bytes("😀")).toBe(4);
-    expect(utf8Bytes("a€😀é")).toBe(10);
+    expect(utf8Length("")).toBe(0);
+    expect(utf8Length("a")).toBe(1);
+    expect(utf8Length("é")).toBe(2);
+    expect(utf8Length("€")).toBe(3);
+    expect(utf8Length("😀")).toBe(4);
+    expect(utf8Length("a€😀é")).toBe(10);
   });
 
   it("counts a lone surrogate as the 3 bytes of the replacement character, as the encoder writes it", () => {
-    expect(utf8Bytes("\ud800")).toBe(3);
-    expect(utf8Bytes("\udc00")).toBe(3);
-    expect(utf8Bytes("\ud83dx")).toBe(4);
-    expect(utf8Bytes("\ude00\ud83d")).toBe(6);
+    expect(utf8Length("\ud800")).toBe(3);
+    expect(utf8Length("\udc00")).toBe(3);
+    expect(utf8Length("\ud83dx")).toBe(4);
+    expect(utf8Length("\ude00\ud83d")).toBe(6);
   });
 
   test.prop([anyText], { numRuns: 500 })("equals Buffer.byteLength for any string", (text) => {
-    expect(utf8Bytes(text)).toBe(Buffer.byteLength(text, "utf8"));
+    expect(utf8Length(text)).toBe(Buffer.byteLength(text, "utf8"));
   });
 
   test.prop([fc.string({ unit: "binary", maxLength: 60 })], { numRuns: 300 })(
     "equals Buffer.byteLength for well-formed text of every plane",
     (text) => {
-      expect(utf8Bytes(text)).toBe(Buffer.byteLength(text, "utf8"));
+      expect(utf8Length(text)).toBe(Buffer.byteLength(text, "utf8"));
     },
   );
 });
@@ -84,21 +84,21 @@ describe("clipUtf8", () => {
   test.prop([anyText, fc.nat({ max: 200 })], { numRuns: 500 })(
     "a clip is a prefix that fits maxBytes, splits no surrogate pair, and is the longest that fits",
     (text, n) => {
-      const maxBytes = n % (utf8Bytes(text) + 2);
+      const maxBytes = n % (utf8Length(text) + 2);
       const result = clipUtf8(text, maxBytes);
       expect(text.startsWith(result.text)).toBe(true);
       expect(Buffer.byteLength(result.text, "utf8")).toBeLessThanOrEqual(maxBytes);
       const cut = result.text.length;
       // A surrogate pair stays whole: the kept text does not end between its two halves.
       expect(isHighSurrogate(text.charCodeAt(cut - 1)) && isLowSurrogate(text.charCodeAt(cut))).toBe(false);
-      if (result.clipped) expect(utf8Bytes(result.text + characterAt(text, cut))).toBeGreaterThan(maxBytes);
+      if (result.clipped) expect(utf8Length(result.text + characterAt(text, cut))).toBeGreaterThan(maxBytes);
     },
   );
 
   test.prop([anyText, fc.nat({ max: 200 })], { numRuns: 500 })(
     "reports the original's size and clips iff it is over maxBytes (else returns the text unchanged)",
     (text, n) => {
-      const maxBytes = n % (utf8Bytes(text) + 2);
+      const maxBytes = n % (utf8Length(text) + 2);
       const result = clipUtf8(text, maxBytes);
       const bytes = Buffer.byteLength(text, "utf8");
       expect(result.bytes).toBe(bytes);
@@ -108,7 +108,7 @@ describe("clipUtf8", () => {
   );
 
   test.prop([anyText, fc.nat({ max: 200 })], { numRuns: 300 })("clipping a clip changes nothing", (text, n) => {
-    const maxBytes = n % (utf8Bytes(text) + 2);
+    const maxBytes = n % (utf8Length(text) + 2);
     const once = clipUtf8(text, maxBytes);
     const twice = clipUtf8(once.text, maxBytes);
     expect(twice.text).toBe(once.text);

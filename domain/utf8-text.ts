@@ -1,12 +1,13 @@
 /**
- * Clipping text to a number of UTF-8 bytes without splitting a character (capture keeps fields bounded; reads
- * clip to 32 KiB and say so). Pure: TextEncoder only.
+ * UTF-8 sizes and clipping, pure (TextEncoder only), one place for every limit counted in bytes: trace capture and
+ * reads (domain/traces), commit messages (domain/git-review-actions), the terminal's input (web/src/api).
+ * Lone surrogates count as the 3 bytes of U+FFFD, as an encoder writes them.
  */
 
 const encoder = new TextEncoder();
 
 /** The UTF-8 size of `text`. */
-export function utf8Bytes(text: string): number {
+export function utf8Length(text: string): number {
   // Fast path: every UTF-16 unit is at most 3 UTF-8 bytes, and ASCII-only text is one byte per unit.
   let bytes = 0;
   for (let i = 0; i < text.length; i++) {
@@ -33,8 +34,8 @@ export interface Clipped {
 
 /** `text` cut to at most `maxBytes` UTF-8 bytes, on a character boundary. */
 export function clipUtf8(text: string, maxBytes: number): Clipped {
-  if (text.length * 3 <= maxBytes) return { text, bytes: utf8Bytes(text), clipped: false };
-  const bytes = utf8Bytes(text);
+  if (text.length * 3 <= maxBytes) return { text, bytes: utf8Length(text), clipped: false };
+  const bytes = utf8Length(text);
   if (bytes <= maxBytes) return { text, bytes, clipped: false };
   const buffer = new Uint8Array(maxBytes);
   const { read } = encoder.encodeInto(text, buffer);
