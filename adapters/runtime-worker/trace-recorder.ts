@@ -17,6 +17,9 @@ import { randomUUID } from "node:crypto";
 import { abandonCapture, type CaptureState, EMPTY_CAPTURE, stepCapture } from "../../domain/traces/trace-capture.ts";
 import type { CaptureWrite } from "../../domain/traces/trace-records.ts";
 
+/** Events the recorder skips: pi's streamed updates (the fold ignores them; they come many times a second). */
+const STREAMED_UPDATES = new Set(["message_update", "tool_execution_update", "bash_execution_update"]);
+
 /** How far back from the leaf a message's entry is searched. */
 const ENTRY_SEARCH_DEPTH = 32;
 
@@ -82,6 +85,8 @@ export function createTraceRecorder(deps: TraceRecorderDeps): TraceRecorder {
 
   return {
     push(event) {
+      // Streamed updates (twice per token) carry nothing a trace keeps: the fold reads the messages' ends.
+      if (STREAMED_UPDATES.has(event.type)) return;
       const entries = deps.entries();
       lastEntries = entries;
       const messageEntryId = messageEntry(entries);
