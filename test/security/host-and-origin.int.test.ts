@@ -129,6 +129,13 @@ describe("DNS rebinding: the Host allow-list", () => {
       { method: "POST", url: `/api/pi/sessions/${sessionId}/label`, payload: { entryId: "x", label: "y" }, headers: rebinding },
       { method: "GET", url: "/api/pi/search?q=secret", headers: rebinding },
       { method: "GET", url: `/api/pi/sessions/${sessionId}/file-mentions?q=env`, headers: rebinding },
+      // Issue 17's routes: traces (every run's input and output), their setting and bookmarks, memories, vision.
+      { method: "GET", url: "/api/pi/traces?q=secret", headers: rebinding },
+      { method: "GET", url: "/api/pi/traces/some-trace", headers: rebinding },
+      { method: "PATCH", url: "/api/pi/traces/some-trace", payload: { bookmarked: true }, headers: rebinding },
+      { method: "PUT", url: "/api/pi/traces/config", payload: { enabled: false }, headers: rebinding },
+      { method: "GET", url: `/api/pi/memories?cwd=${encodeURIComponent(dirs.cwd)}`, headers: rebinding },
+      { method: "GET", url: `/api/pi/vision/config?cwd=${encodeURIComponent(dirs.cwd)}`, headers: rebinding },
       { method: "GET", url: "/api/health", headers: { host: "evil.example:8787" } },
       { method: "GET", url: "/internal/diagnostics", headers: { host: "evil.example" } },
       { method: "GET", url: "/", headers: { host: "127.0.0.1.nip.io:8787" } },
