@@ -15,7 +15,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { jsonlLines } from "../adapters/runtime-host/runtime-host-test-support.ts";
 import { startOtlpReceiver } from "../adapters/traces/otlp-receiver.fixture.ts";
 import { applyCapture } from "../adapters/traces/trace-store.ts";
-import type { ObservationRecord } from "../domain/traces/trace-records.ts";
+import { type ObservationRecord, observationRecord } from "../domain/traces/trace-records.ts";
 import type { Trace, TraceConfig, TraceList, TraceUsage } from "../domain/traces/trace-types.ts";
 import { call, EventCollector, listenForEvents, runtimeApiSuite, settled } from "./runtime-api.fixture.ts";
 
@@ -279,24 +279,19 @@ describe("capture", () => {
     const app = await makeApp([]);
     const db = (await app.leyline.readSide.database()).db;
     const big = "x".repeat(40 * 1024);
-    const observations: ObservationRecord[] = Array.from({ length: 260 }, (_, i) => ({
-      id: `obs-${String(i).padStart(3, "0")}`,
-      parentId: null,
-      type: "TOOL",
-      name: "read",
-      startMs: 1_000 + i,
-      endMs: 1_001 + i,
-      level: "DEFAULT",
-      status: "completed",
-      statusMessage: null,
-      model: null,
-      input: big,
-      output: big,
-      usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0, cost: 0 },
-      toolCallId: `call-${i}`,
-      entryId: null,
-      metadata: {},
-    }));
+    const observations: ObservationRecord[] = Array.from({ length: 260 }, (_, i) =>
+      observationRecord({
+        id: `obs-${String(i).padStart(3, "0")}`,
+        type: "TOOL",
+        name: "read",
+        startMs: 1_000 + i,
+        endMs: 1_001 + i,
+        status: "completed",
+        input: big,
+        output: big,
+        toolCallId: `call-${i}`,
+      }),
+    );
     const owner = {
       sessionId: "big-session",
       sessionFile: null,

@@ -60,3 +60,30 @@ export function addEntryUsage(totals: SessionUsage, entry: SessionEntry): void {
   const cost = record["cost"];
   if (typeof cost === "object" && cost !== null) totals.cost += count((cost as Record<string, unknown>)["total"]);
 }
+
+/**
+ * One model call's usage record (an assistant message's `usage`) as tokens in, tokens out, total and cost: input
+ * counts cache reads and writes, as pi's footer does; a record without `totalTokens` totals input and output.
+ * Subagent results and traces count a run with it, so the two always agree.
+ */
+export interface MessageUsage {
+  inputTokens: number;
+  outputTokens: number;
+  totalTokens: number;
+  cost: number;
+}
+
+export function messageUsage(value: unknown): MessageUsage {
+  if (typeof value !== "object" || value === null) return { inputTokens: 0, outputTokens: 0, totalTokens: 0, cost: 0 };
+  const record = value as Record<string, unknown>;
+  const inputTokens = count(record["input"]) + count(record["cacheRead"]) + count(record["cacheWrite"]);
+  const outputTokens = count(record["output"]);
+  const total = count(record["totalTokens"]);
+  const cost = record["cost"];
+  return {
+    inputTokens,
+    outputTokens,
+    totalTokens: total > 0 ? total : inputTokens + outputTokens,
+    cost: typeof cost === "object" && cost !== null ? count((cost as Record<string, unknown>)["total"]) : 0,
+  };
+}

@@ -6,7 +6,7 @@
  */
 import * as incubating from "@opentelemetry/semantic-conventions/incubating";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { ObservationRecord, TraceRecord } from "../../domain/traces/trace-records.ts";
+import { type ObservationRecord, observationRecord, type TraceRecord } from "../../domain/traces/trace-records.ts";
 import { CONTENT_LIMIT_BYTES, GEN_AI_CONVENTIONS, createOtlpExport, type OtlpExport, type TraceCommit } from "./otlp-export.ts";
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from "./otlp-receiver.fixture.ts";
 
@@ -46,22 +46,7 @@ function traceRecord(fields: Partial<TraceRecord> & Pick<TraceRecord, "id" | "se
 }
 
 function observation(fields: Partial<ObservationRecord> & Pick<ObservationRecord, "id" | "type" | "name">): ObservationRecord {
-  return {
-    parentId: null,
-    startMs: T0,
-    endMs: null,
-    level: "DEFAULT",
-    status: "running",
-    statusMessage: null,
-    model: null,
-    input: null,
-    output: null,
-    usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0, cost: 0 },
-    toolCallId: null,
-    entryId: null,
-    metadata: {},
-    ...fields,
-  };
+  return observationRecord({ startMs: T0, ...fields });
 }
 
 function usage(inputTokens: number, outputTokens: number, cost: number) {

@@ -10,7 +10,7 @@ import path from "node:path";
 import { Subject } from "rxjs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openLeylineDatabase, type LeylineDatabaseHandle } from "../sqlite/database.ts";
-import type { CaptureWrite, ObservationRecord } from "../../domain/traces/trace-records.ts";
+import { type CaptureWrite, type ObservationRecord, observationRecord } from "../../domain/traces/trace-records.ts";
 import { checkListQuery } from "../../domain/traces/trace-read.ts";
 import { createTraceService, type TraceNotice, type TraceRuntime, type TraceService } from "./trace-service.ts";
 
@@ -69,24 +69,7 @@ function endWrite(traceId: string): CaptureWrite {
 }
 
 function tool(traceId: string, toolCallId: string): ObservationRecord {
-  return {
-    id: `${traceId}:tool:${toolCallId}`,
-    parentId: null,
-    type: "TOOL",
-    name: "subagent",
-    startMs: clock,
-    endMs: null,
-    level: "DEFAULT",
-    status: "running",
-    statusMessage: null,
-    model: null,
-    input: null,
-    output: null,
-    usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0, cost: 0 },
-    toolCallId,
-    entryId: null,
-    metadata: {},
-  };
+  return observationRecord({ id: `${traceId}:tool:${toolCallId}`, type: "TOOL", name: "subagent", startMs: clock, toolCallId });
 }
 
 async function feed(from: TraceRuntime, ...writes: CaptureWrite[]): Promise<void> {

@@ -8,6 +8,7 @@
  * Entries come from a file, so every field is checked; a field of the wrong type counts as absent.
  */
 import type { SessionEntry } from "../session-log.ts";
+import { messageUsage } from "../session-usage.ts";
 
 export interface SubagentMessage {
   role: string;
@@ -59,10 +60,6 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-function finite(value: unknown): number {
-  return typeof value === "number" && Number.isFinite(value) ? value : 0;
-}
-
 /** The text blocks of a message's content, joined by newlines (a string content as it is). */
 export function contentText(content: unknown): string {
   if (typeof content === "string") return content;
@@ -89,13 +86,11 @@ export function summarizeSubagentBranch(branch: readonly SessionEntry[]): Subage
     if (role !== "assistant") continue;
     last = message;
     usage.turns += 1;
-    const counts = message["usage"];
-    if (isRecord(counts)) {
-      usage.inputTokens += finite(counts["input"]) + finite(counts["cacheRead"]) + finite(counts["cacheWrite"]);
-      usage.outputTokens += finite(counts["output"]);
-      usage.totalTokens += finite(counts["totalTokens"]);
-      usage.cost += isRecord(counts["cost"]) ? finite(counts["cost"]["total"]) : 0;
-    }
+    const counts = messageUsage(message["usage"]);
+    usage.inputTokens += counts.inputTokens;
+    usage.outputTokens += counts.outputTokens;
+    usage.totalTokens += counts.totalTokens;
+    usage.cost += counts.cost;
   }
   const summary: SubagentRunSummary = { messages, usage };
   if (last !== null) {

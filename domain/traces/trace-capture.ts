@@ -24,8 +24,12 @@
  *   `metadata.captureClipping` (a trace's marker always describes its current input and output).
  */
 import { clipUtf8 } from "../utf8-text.ts";
-import type { CaptureWrite, ObservationRecord, TraceCapturePatch } from "./trace-records.ts";
-import type { TraceLevel, TraceStatus, TraceUsage } from "./trace-types.ts";
+import { messageUsage } from "../session-usage.ts";
+import { type CaptureWrite, type ObservationRecord, observationRecord, type TraceCapturePatch } from "./trace-records.ts";
+
+/** pi's usage record of one model call, as traces count it (domain/session-usage.ts `messageUsage`). */
+export { messageUsage as usageOf };
+import type { TraceLevel, TraceStatus } from "./trace-types.ts";
 
 /** The most of one text field capture keeps (UTF-8 bytes). */
 export const CAPTURE_FIELD_BYTES = 128 * 1024;
@@ -101,20 +105,6 @@ export function messageText(content: unknown): string {
   return parts.join("\n");
 }
 
-/** pi's assistant usage → ours (input counts cache reads and writes, as pi's footer does). */
-export function usageOf(value: unknown): TraceUsage {
-  if (!isRecord(value)) return { inputTokens: 0, outputTokens: 0, totalTokens: 0, cost: 0 };
-  const inputTokens = num(value["input"]) + num(value["cacheRead"]) + num(value["cacheWrite"]);
-  const outputTokens = num(value["output"]);
-  const total = num(value["totalTokens"]);
-  return {
-    inputTokens,
-    outputTokens,
-    totalTokens: total > 0 ? total : inputTokens + outputTokens,
-    cost: isRecord(value["cost"]) ? num(value["cost"]["total"]) : 0,
-  };
-}
-
 interface TextFields {
   input?: string | null;
   output?: string | null;
@@ -174,24 +164,6 @@ export function firstLine(text: string): string {
   const line = (text.trim().split("\n", 1)[0] ?? "").replace(/\r$/u, "");
   const points = Array.from(line);
   return points.length > TRACE_NAME_CHARS ? `${points.slice(0, TRACE_NAME_CHARS - 1).join("")}…` : line;
-}
-
-function observation(partial: Partial<ObservationRecord> & Pick<ObservationRecord, "id" | "type" | "name" | "startMs">): ObservationRecord {
-  return {
-    parentId: null,
-    endMs: null,
-    level: "DEFAULT",
-    status: "running",
-    statusMessage: null,
-    model: null,
-    input: null,
-    output: null,
-    usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0, cost: 0 },
-    toolCallId: null,
-    entryId: null,
-    metadata: {},
-    ...partial,
-  };
 }
 
 interface Step {
@@ -299,7 +271,7 @@ function generationEnd(run: RunState, input: CaptureInput, message: Record<strin
   }
   const text = messageText(content);
   const model = modelName(message);
-  const record = observation({
+  const record = observationRecord({
     ...(run.open ?? {}),
     id,
     type: "GENERATION",
@@ -311,7 +283,7 @@ function generationEnd(run: RunState, input: CaptureInput, message: Record<strin
     statusMessage: stop.message,
     model: model || null,
     output: text === "" ? null : text,
-    usage: usageOf(message["usage"]),
+    usage: messageUsage(message["usage"]),
     metadata: {
       stopReason: str(message["stopReason"]) || null,
       api: str(message["api"]) || null,
@@ -341,7 +313,7 @@ function eventObservation(
   writes: CaptureWrite[],
 ): { run: RunState; record: ObservationRecord } {
   const events = run.events + 1;
-  const record = observation({
+  const record = observationRecord({
     id: `${run.traceId}:event:${events}`,
     type: "EVENT",
     name,
@@ -362,7 +334,7 @@ function onMessage(run: RunState, input: CaptureInput, writes: CaptureWrite[]): 
   if (role === "assistant") {
     if (event.type === "message_start") {
       const generations = run.generations + 1;
-      const open = observation({ id: `${run.traceId}:gen:${generations}`, type: "GENERATION", name: "chat", startMs: input.at });
+      const open = observationRecord({ id: `${run.traceId}:gen:${generations}`, type: "GENERATION", name: "chat", startMs: input.at });
       const model = modelName(message);
       const started = model !== "" ? { ...open, name: `chat ${model}`, model } : open;
       write(writes, run.traceId, undefined, [started]);
@@ -395,7 +367,7 @@ function onToolStart(run: RunState, input: CaptureInput, writes: CaptureWrite[])
       args = null;
     }
   }
-  const record = observation({
+  const record = observationRecord({
     id: `${run.traceId}:tool:${toolCallId}`,
     parentId: run.callers[toolCallId] ?? null,
     type: "TOOL",
@@ -415,7 +387,7 @@ function onToolEnd(run: RunState, input: CaptureInput, writes: CaptureWrite[]): 
   const isError = event["isError"] === true;
   const result = isRecord(event["result"]) ? event["result"] : null;
   const output = result !== null ? messageText(result["content"]) : "";
-  const record = observation({
+  const record = observationRecord({
     ...(started ?? {
       id: `${run.traceId}:tool:${toolCallId}`,
       parentId: run.callers[toolCallId] ?? null,

@@ -48,6 +48,27 @@ export interface ObservationRecord {
   metadata: Record<string, unknown>;
 }
 
+/** A new observation: running, no texts, no usage, no links, unless `fields` says otherwise. */
+export function observationRecord(
+  fields: Partial<ObservationRecord> & Pick<ObservationRecord, "id" | "type" | "name" | "startMs">,
+): ObservationRecord {
+  return {
+    parentId: null,
+    endMs: null,
+    level: "DEFAULT",
+    status: "running",
+    statusMessage: null,
+    model: null,
+    input: null,
+    output: null,
+    usage: { ...ZERO_USAGE },
+    toolCallId: null,
+    entryId: null,
+    metadata: {},
+    ...fields,
+  };
+}
+
 /** What the worker knows of a run; every field optional in a patch (absent: unchanged). */
 export interface TraceCapturePatch {
   startMs?: number;

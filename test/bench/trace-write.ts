@@ -10,7 +10,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { openLeylineDatabase } from "../../adapters/sqlite/database.ts";
 import { applyCapture } from "../../adapters/traces/trace-store.ts";
-import type { ObservationRecord, TraceOwner } from "../../domain/traces/trace-records.ts";
+import { type ObservationRecord, observationRecord, type TraceOwner } from "../../domain/traces/trace-records.ts";
 import { measuredFigure, type Figure } from "./figure.ts";
 import { alternate, median, medianRatio, round } from "./measure.ts";
 
@@ -39,24 +39,18 @@ const OWNER: TraceOwner = {
 const DEFAULTS = { environment: "bench", userId: "bench", version: "bench" };
 
 function generation(id: string, startMs: number, output: string): ObservationRecord {
-  return {
+  return observationRecord({
     id,
-    parentId: null,
     type: "GENERATION",
     name: "chat bench/model",
     startMs,
     endMs: startMs + 1,
-    level: "DEFAULT",
     status: "completed",
-    statusMessage: null,
     model: "bench/model",
-    input: null,
     output,
     usage: { inputTokens: 1000, outputTokens: 100, totalTokens: 1100, cost: 0.001 },
-    toolCallId: null,
-    entryId: null,
     metadata: { stopReason: "stop" },
-  };
+  });
 }
 
 export async function benchTraceWrite(options: TraceWriteOptions): Promise<Record<string, Figure>> {
