@@ -71,6 +71,43 @@ export async function runtimeApp(dirs: RuntimeApiDirs, options: RuntimeAppOption
   return app;
 }
 
+/** A listening app (127.0.0.1, a free port) that is its own workers' API, over new dirs; `close` undoes it all. */
+export interface ListeningRuntimeApp {
+  readonly dirs: RuntimeApiDirs;
+  readonly app: FastifyInstance;
+  /** http://127.0.0.1:<port>: LEYLINE_API_URL of every worker (the extensions that call Leyline's routes). */
+  readonly baseUrl: string;
+  close(): Promise<void>;
+}
+
+/**
+ * `runtimeApp` over new dirs that listens on 127.0.0.1 and gives its workers its own URL (the bundled subagent,
+ * research and vision extensions post to it). PI_CODING_AGENT_DIR points at the dirs until `close` (pi reads it
+ * where the extensions are loaded).
+ */
+export async function listeningRuntimeApp(prefix: string, options: RuntimeAppOptions = {}): Promise<ListeningRuntimeApp> {
+  const dirs = runtimeApiDirs(prefix);
+  const previousAgentDir = process.env["PI_CODING_AGENT_DIR"];
+  process.env["PI_CODING_AGENT_DIR"] = dirs.agentDir;
+  let baseUrl = "";
+  const app = await runtimeApp(dirs, { ...options, host: { ...options.host, apiUrl: () => baseUrl } });
+  await app.listen({ port: 0, host: "127.0.0.1" });
+  const address = app.server.address();
+  if (typeof address !== "object" || address === null) throw new Error("not listening");
+  baseUrl = `http://127.0.0.1:${address.port}`;
+  return {
+    dirs,
+    app,
+    baseUrl,
+    async close() {
+      await app.close();
+      if (previousAgentDir === undefined) delete process.env["PI_CODING_AGENT_DIR"];
+      else process.env["PI_CODING_AGENT_DIR"] = previousAgentDir;
+      dirs.cleanup();
+    },
+  };
+}
+
 export interface RuntimeApiSuite extends AgentDirEnv<RuntimeApiDirs> {
   /** Apps made by `makeApp` and not yet closed. */
   readonly apps: FastifyInstance[];

@@ -17,7 +17,7 @@ import { jsonlLines } from "../adapters/runtime-host/runtime-host-test-support.t
 import { addUsage, ZERO_USAGE } from "../domain/traces/trace-records.ts";
 import type { Trace, TraceList, TraceUsage } from "../domain/traces/trace-types.ts";
 import type { Active } from "../domain/runtime/runtime-types.ts";
-import { call, runtimeApiDirs, runtimeApp, type RuntimeApiDirs } from "./runtime-api.fixture.ts";
+import { call, listeningRuntimeApp, type ListeningRuntimeApp, type RuntimeApiDirs } from "./runtime-api.fixture.ts";
 
 function result(threadId: string, url: string): string {
   const sources = [{ url, title: threadId, publisher: "", publishedAt: "", kind: "article", claim: "c", evidence: "e" }];
@@ -70,27 +70,17 @@ const TURNS: FauxTurn[] = [
   { match: "t3: THREE task", text: result("t3", "https://three.example/") },
 ];
 
+let served: ListeningRuntimeApp;
 let dirs: RuntimeApiDirs;
 let app: FastifyInstance;
-let baseUrl = "";
-let previousAgentDir: string | undefined;
 
 beforeAll(async () => {
-  dirs = runtimeApiDirs("leyline-trace-research-");
-  previousAgentDir = process.env["PI_CODING_AGENT_DIR"];
-  process.env["PI_CODING_AGENT_DIR"] = dirs.agentDir;
-  app = await runtimeApp(dirs, { turns: TURNS, host: { apiUrl: () => baseUrl } });
-  await app.listen({ port: 0, host: "127.0.0.1" });
-  const address = app.server.address();
-  if (typeof address !== "object" || address === null) throw new Error("not listening");
-  baseUrl = `http://127.0.0.1:${address.port}`;
+  served = await listeningRuntimeApp("leyline-trace-research-", { turns: TURNS });
+  ({ dirs, app } = served);
 }, 60_000);
 
 afterAll(async () => {
-  await app?.close();
-  if (previousAgentDir === undefined) delete process.env["PI_CODING_AGENT_DIR"];
-  else process.env["PI_CODING_AGENT_DIR"] = previousAgentDir;
-  dirs?.cleanup();
+  await served?.close();
 });
 
 /** The usage of a session file's assistant messages. */
